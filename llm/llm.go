@@ -1,0 +1,165 @@
+// Package llm is deputy's provider-neutral view of a chat model: messages,
+// tool specs, usage, streaming, the Provider interface, error classes and
+// retry. Adapters for real providers live in subpackages (llm/openai,
+// llm/anthropic, llm/gemini); none of them is imported here, so code that only
+// needs the types stays cheap to build.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Role says who wrote a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleTool carries the result of one tool call. Adapters group
+	// consecutive tool messages where a wire format wants them together.
+	RoleTool Role = "tool"
+)
+
+// ToolCall is one call the model asked for. Arguments is the raw JSON object
+// the model produced; it is not guaranteed to be valid.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Message is one entry of a conversation. The system prompt is not a
+// message: it travels in Request.System, as Anthropic and Gemini want it.
+type Message struct {
+	Role Role `json:"role"`
+	// Content is the text of a user or assistant message, or the result text
+	// of a tool message.
+	Content string `json:"content,omitempty"`
+	// ToolCalls are set on assistant messages that ask for tools.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID and ToolName identify the call a tool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	// IsError marks a tool result that reports a failure.
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// UserMessage returns a user message with the given text.
+func UserMessage(text string) Message { return Message{Role: RoleUser, Content: text} }
+
+// AssistantMessage returns an assistant message with the given text.
+func AssistantMessage(text string) Message { return Message{Role: RoleAssistant, Content: text} }
+
+// ToolResultMessage returns the tool message answering call.
+func ToolResultMessage(call ToolCall, content string, isError bool) Message {
+	return Message{Role: RoleTool, Content: content, ToolCallID: call.ID, ToolName: call.Name, IsError: isError}
+}
+
+// ToolSpec describes a tool offered to the model. Parameters is a JSON Schema
+// of type object.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Params are optional sampling parameters. A nil field is not sent, so an
+// explicit zero (temperature 0) is distinguishable from "unset".
+type Params struct {
+	Temperature *float64 `json:"temperature,omitempty" yaml:"temperature,omitempty" toml:"temperature,omitempty"`
+	MaxTokens   *int     `json:"max_tokens,omitempty" yaml:"max_tokens,omitempty" toml:"max_tokens,omitempty"`
+}
+
+// Request is one model call.
+type Request struct {
+	// Model is the provider's model name, without the "provider/" prefix.
+	Model    string
+	System   string
+	Messages []Message
+	Tools    []ToolSpec
+	Params   Params
+}
+
+// Usage counts the tokens of one or more model calls.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// Total is input plus output tokens.
+func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+}
+
+// FinishReason says why the model stopped.
+type FinishReason string
+
+const (
+	FinishStop          FinishReason = "stop"
+	FinishToolCalls     FinishReason = "tool_calls"
+	FinishLength        FinishReason = "length"
+	FinishContentFilter FinishReason = "content_filter"
+	FinishOther         FinishReason = "other"
+)
+
+// Response is the assembled answer of one model call.
+type Response struct {
+	// Message is the assistant message: text, tool calls or both.
+	Message      Message
+	Usage        Usage
+	FinishReason FinishReason
+	// Model is the model name the server reported, when it reports one.
+	Model string
+}
+
+// StreamEventKind tells what a StreamEvent carries.
+type StreamEventKind int
+
+const (
+	// EventTextDelta carries a piece of the assistant's text.
+	EventTextDelta StreamEventKind = iota + 1
+	// EventToolCall carries one complete tool call, arguments assembled.
+	EventToolCall
+)
+
+// StreamEvent is what a streaming provider reports while a response is
+// being produced.
+type StreamEvent struct {
+	Kind     StreamEventKind
+	Text     string
+	ToolCall *ToolCall
+}
+
+// StreamFunc receives stream events. It is called from the goroutine that
+// called Generate, in order, and must not block for long.
+type StreamFunc func(StreamEvent)
+
+// Provider is a chat model behind some API.
+//
+// Generate performs one model call. When onEvent is nil the provider may use
+// a non-streaming request; otherwise it streams, reporting text deltas and
+// each tool call once complete, and still returns the assembled Response.
+// Errors are *Error values classified by Kind (see errors.go).
+type Provider interface {
+	// Name is the provider's name as used in model strings ("openai").
+	Name() string
+	Generate(ctx context.Context, req *Request, onEvent StreamFunc) (*Response, error)
+}
+
+// ProviderFunc adapts a function to the Provider interface.
+type ProviderFunc struct {
+	ProviderName string
+	Fn           func(ctx context.Context, req *Request, onEvent StreamFunc) (*Response, error)
+}
+
+// Name returns p.ProviderName.
+func (p ProviderFunc) Name() string { return p.ProviderName }
+
+// Generate calls p.Fn.
+func (p ProviderFunc) Generate(ctx context.Context, req *Request, onEvent StreamFunc) (*Response, error) {
+	return p.Fn(ctx, req, onEvent)
+}
