@@ -37,10 +37,15 @@ func Errorf(format string, args ...any) Result {
 	return Result{Content: fmt.Sprintf(format, args...), IsError: true}
 }
 
-// RefusalRenderer is implemented by tools whose refusals must have a
-// particular shape (the subagent tool answers with a JSON envelope). When
-// the central guard refuses a call to such a tool, the dispatcher asks the
-// tool to render the refusal instead of showing the bare error text.
-type RefusalRenderer interface {
-	RenderRefusal(args json.RawMessage, err error) Result
+// Refusal is the error a guard returns when a call must not run and the
+// refusal has a particular model-visible shape (the subagent tool answers
+// with its JSON envelope). The dispatcher shows Rendered to the model; other
+// guard errors are shown as plain error text.
+type Refusal struct {
+	Reason   error
+	Rendered Result
 }
+
+func (r *Refusal) Error() string { return r.Reason.Error() }
+
+func (r *Refusal) Unwrap() error { return r.Reason }

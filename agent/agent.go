@@ -1,0 +1,238 @@
+// Package agent runs one agent's turn loop: call the model, run the tool
+// calls of its response concurrently, append their results, and repeat until
+// the model answers without tools or a limit is hit.
+//
+// The loop knows nothing of delegation. A delegation tool is a tool like any
+// other; the delegation engine hooks in through Spec.Guard (the central
+// policy check before any tool runs), Spec.AfterModelCall (budgets) and the
+// context (scope, deadline).
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"deputy/llm"
+	"deputy/tool"
+)
+
+// DefaultMaxTurns is the turn limit when Spec.MaxTurns is 0.
+const DefaultMaxTurns = 50
+
+// DefaultToolConcurrency bounds the tool calls of one response run at once.
+const DefaultToolConcurrency = 8
+
+// Spec is everything one run of the loop needs.
+type Spec struct {
+	// Name identifies the agent in events and errors.
+	Name     string
+	Provider llm.Provider
+	// Model is the provider's model name (no "provider/" prefix).
+	Model  string
+	System string
+	// Messages is the conversation so far: earlier history, then the task.
+	Messages []llm.Message
+	// Tools offered to the model; nil means none.
+	Tools  *tool.Registry
+	Params llm.Params
+	// MaxTurns bounds the model calls; 0 means DefaultMaxTurns.
+	MaxTurns int
+	// ToolConcurrency bounds concurrent tool calls of one response; 0 means
+	// DefaultToolConcurrency, 1 runs them one after another.
+	ToolConcurrency int
+	// Guard, when set, is asked before every tool call runs. A non-nil
+	// error refuses the call: the tool does not run and the model sees the
+	// refusal as an error result.
+	Guard func(ctx context.Context, call llm.ToolCall) error
+	// AfterModelCall, when set, sees the usage of each model call as soon as
+	// it returns. A non-nil error ends the run with that error (budgets).
+	AfterModelCall func(ctx context.Context, usage llm.Usage) error
+	// OnEvent, when set, receives the loop's events, synchronously. Tool
+	// events arrive from the tools' goroutines, so it must be safe for
+	// concurrent use.
+	OnEvent func(Event)
+	// Stream asks the provider to stream and reports text deltas as
+	// EventTextDelta.
+	Stream bool
+}
+
+// Status is how a run ended.
+type Status string
+
+const (
+	StatusOK        Status = "ok"
+	StatusMaxTurns  Status = "max_turns"
+	StatusError     Status = "error"
+	StatusTimeout   Status = "timeout"
+	StatusCancelled Status = "cancelled"
+)
+
+// Result is the outcome of a run. It is returned for every outcome, so a
+// caller always has the conversation and usage so far.
+type Result struct {
+	// Output is the final answer: the text of the last assistant message.
+	Output string
+	Status Status
+	// Err is the error that ended the run, nil when Status is ok.
+	Err error
+	// Turns is the number of model calls made.
+	Turns int
+	// Usage sums all model calls of this run.
+	Usage llm.Usage
+	// Messages is the whole conversation: Spec.Messages and what the run
+	// added. It is always valid to continue: every tool call has a result.
+	Messages []llm.Message
+	// Added is how many messages at the end of Messages the run added.
+	Added int
+}
+
+// MaxTurnsError reports that the turn limit was reached while the model still
+// wanted tools.
+type MaxTurnsError struct{ Limit int }
+
+func (e *MaxTurnsError) Error() string {
+	return fmt.Sprintf("reached the turn limit (%d) before a final answer", e.Limit)
+}
+
+// ErrMaxTurns matches any *MaxTurnsError with errors.Is.
+var ErrMaxTurns = errors.New("max turns reached")
+
+func (e *MaxTurnsError) Is(target error) bool { return target == ErrMaxTurns }
+
+// Run runs the loop until a final answer, an error or a limit. The returned
+// error is Result.Err.
+func Run(ctx context.Context, spec Spec) (*Result, error) {
+	r := &runner{spec: spec, res: &Result{Messages: append([]llm.Message(nil), spec.Messages...)}}
+	r.loop(ctx)
+	r.res.Status = statusOf(ctx, r.res.Err)
+	return r.res, r.res.Err
+}
+
+type runner struct {
+	spec Spec
+	res  *Result
+}
+
+func (r *runner) maxTurns() int {
+	if r.spec.MaxTurns > 0 {
+		return r.spec.MaxTurns
+	}
+	return DefaultMaxTurns
+}
+
+func (r *runner) emit(ev Event) {
+	if r.spec.OnEvent != nil {
+		ev.Agent = r.spec.Name
+		r.spec.OnEvent(ev)
+	}
+}
+
+func (r *runner) appendMessage(m llm.Message) {
+	r.res.Messages = append(r.res.Messages, m)
+	r.res.Added++
+	r.emit(Event{Kind: EventMessage, Turn: r.res.Turns, Message: &m})
+}
+
+func (r *runner) loop(ctx context.Context) {
+	var specs []llm.ToolSpec
+	if r.spec.Tools != nil {
+		specs = r.spec.Tools.Specs()
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			r.res.Err = llm.Classify(ctx, r.spec.Provider.Name(), err)
+			return
+		}
+		resp, err := r.callModel(ctx, specs)
+		if err != nil {
+			r.res.Err = err
+			return
+		}
+		msg := resp.Message
+		msg.Role = llm.RoleAssistant
+		r.appendMessage(msg)
+		if r.spec.AfterModelCall != nil {
+			if err := r.spec.AfterModelCall(ctx, resp.Usage); err != nil {
+				r.closePending(msg.ToolCalls, "not run: "+err.Error())
+				r.res.Output = msg.Content
+				r.res.Err = err
+				return
+			}
+		}
+		if len(msg.ToolCalls) == 0 {
+			r.res.Output = msg.Content
+			return
+		}
+		if r.res.Turns >= r.maxTurns() {
+			// The answer would come after a model call we may not make.
+			// Close the calls so the conversation stays valid for a caller
+			// that continues it (a summary call, say).
+			r.closePending(msg.ToolCalls, fmt.Sprintf("not run: the turn limit (%d) was reached", r.maxTurns()))
+			r.res.Output = msg.Content
+			r.res.Err = &MaxTurnsError{Limit: r.maxTurns()}
+			return
+		}
+		results := r.runTools(ctx, msg.ToolCalls)
+		for i, call := range msg.ToolCalls {
+			r.appendMessage(llm.ToolResultMessage(call, results[i].Content, results[i].IsError))
+		}
+	}
+}
+
+// closePending answers tool calls that will not run, so that every call in
+// the conversation has a result.
+func (r *runner) closePending(calls []llm.ToolCall, why string) {
+	for _, c := range calls {
+		r.appendMessage(llm.ToolResultMessage(c, "Tool call "+why, true))
+	}
+}
+
+func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Response, error) {
+	r.res.Turns++
+	turn := r.res.Turns
+	req := &llm.Request{
+		Model:    r.spec.Model,
+		System:   r.spec.System,
+		Messages: r.res.Messages,
+		Tools:    specs,
+		Params:   r.spec.Params,
+	}
+	var onEvent llm.StreamFunc
+	if r.spec.Stream && r.spec.OnEvent != nil {
+		onEvent = func(ev llm.StreamEvent) {
+			if ev.Kind == llm.EventTextDelta {
+				r.emit(Event{Kind: EventTextDelta, Turn: turn, Text: ev.Text})
+			}
+		}
+	}
+	r.emit(Event{Kind: EventModelStart, Turn: turn})
+	start := time.Now()
+	resp, err := r.spec.Provider.Generate(ctx, req, onEvent)
+	if err != nil {
+		err = llm.Classify(ctx, r.spec.Provider.Name(), err)
+		r.emit(Event{Kind: EventModelEnd, Turn: turn, Duration: time.Since(start), Err: err})
+		return nil, err
+	}
+	r.res.Usage = r.res.Usage.Add(resp.Usage)
+	r.emit(Event{Kind: EventModelEnd, Turn: turn, Duration: time.Since(start), Usage: resp.Usage, Finish: resp.FinishReason})
+	return resp, nil
+}
+
+func statusOf(ctx context.Context, err error) Status {
+	switch {
+	case err == nil:
+		return StatusOK
+	case errors.Is(err, ErrMaxTurns):
+		return StatusMaxTurns
+	case errors.Is(err, llm.ErrCanceled) || errors.Is(err, context.Canceled):
+		return StatusCancelled
+	case errors.Is(err, llm.ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
+		if ctx.Err() != nil {
+			return StatusTimeout
+		}
+		return StatusError
+	}
+	return StatusError
+}

@@ -1,0 +1,52 @@
+package agent
+
+import (
+	"time"
+
+	"deputy/llm"
+	"deputy/tool"
+)
+
+// EventKind says what happened in the loop.
+type EventKind int
+
+const (
+	// EventModelStart: a model call begins (Turn).
+	EventModelStart EventKind = iota + 1
+	// EventTextDelta: a piece of streamed text (Text), with Spec.Stream.
+	EventTextDelta
+	// EventModelEnd: a model call ended (Usage, Duration, Finish or Err).
+	EventModelEnd
+	// EventMessage: a message was appended to the conversation (Message).
+	EventMessage
+	// EventToolStart: a tool call begins (Call).
+	EventToolStart
+	// EventToolEnd: a tool call ended (Call, Result, Duration).
+	EventToolEnd
+	// EventToolPanic: a tool panicked; Text holds the stack. The model saw
+	// an error result.
+	EventToolPanic
+)
+
+var eventNames = map[EventKind]string{
+	EventModelStart: "model_start", EventTextDelta: "text_delta", EventModelEnd: "model_end",
+	EventMessage: "message", EventToolStart: "tool_start", EventToolEnd: "tool_end", EventToolPanic: "tool_panic",
+}
+
+func (k EventKind) String() string { return eventNames[k] }
+
+// Event is one thing that happened in a run. Which fields are set depends on
+// Kind.
+type Event struct {
+	Kind     EventKind
+	Agent    string
+	Turn     int
+	Text     string
+	Message  *llm.Message
+	Call     *llm.ToolCall
+	Result   *tool.Result
+	Usage    llm.Usage
+	Finish   llm.FinishReason
+	Duration time.Duration
+	Err      error
+}

@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"deputy/llm"
+	"deputy/tool"
+)
+
+// runTools runs the calls of one response, at most ToolConcurrency at a
+// time, and returns their results in call order. It returns once every call
+// has finished; tools are expected to return promptly when ctx is done.
+func (r *runner) runTools(ctx context.Context, calls []llm.ToolCall) []tool.Result {
+	results := make([]tool.Result, len(calls))
+	limit := r.spec.ToolConcurrency
+	if limit <= 0 {
+		limit = DefaultToolConcurrency
+	}
+	if len(calls) == 1 || limit == 1 {
+		for i, c := range calls {
+			results[i] = r.runTool(ctx, c)
+		}
+		return results
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				results[i] = tool.Errorf("Tool call not run: %v", ctx.Err())
+				return
+			}
+			defer func() { <-sem }()
+			results[i] = r.runTool(ctx, c)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// runTool runs one call: unknown tool, refused call, invalid JSON, a
+// returned error and a panic all become error results the model can read.
+func (r *runner) runTool(ctx context.Context, call llm.ToolCall) (res tool.Result) {
+	start := time.Now()
+	r.emit(Event{Kind: EventToolStart, Turn: r.res.Turns, Call: &call})
+	defer func() {
+		r.emit(Event{Kind: EventToolEnd, Turn: r.res.Turns, Call: &call, Result: &res, Duration: time.Since(start)})
+	}()
+
+	// The guard comes first and sees every call, also calls of tools this
+	// run was never offered: a model that invents a forbidden tool must
+	// meet the policy's refusal, not a generic "unknown tool".
+	if r.spec.Guard != nil {
+		if err := r.spec.Guard(ctx, call); err != nil {
+			var refusal *tool.Refusal
+			if errors.As(err, &refusal) {
+				return refusal.Rendered
+			}
+			return tool.Errorf("Error: %v", err)
+		}
+	}
+	var t tool.Tool
+	if r.spec.Tools != nil {
+		t, _ = r.spec.Tools.Get(call.Name)
+	}
+	if t == nil {
+		return tool.Errorf("Error: unknown tool %q. Available tools: %s", call.Name, r.toolNames())
+	}
+	args := call.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if !json.Valid(args) {
+		return tool.Errorf("Error: the arguments for %s are not valid JSON: %s", call.Name, truncate(string(args), 200))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = tool.Errorf("Error: tool %s failed unexpectedly: %v", call.Name, p)
+			r.emit(Event{Kind: EventToolPanic, Call: &call, Text: string(debug.Stack())})
+		}
+	}()
+	out, err := t.Run(ctx, args)
+	if err != nil {
+		return tool.Errorf("Error: %v", err)
+	}
+	return out
+}
+
+func (r *runner) toolNames() string {
+	if r.spec.Tools == nil || r.spec.Tools.Len() == 0 {
+		return "(none)"
+	}
+	return fmt.Sprint(r.spec.Tools.Names())
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
