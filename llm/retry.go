@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"time"
 )
@@ -90,7 +91,8 @@ func (r *retrying) Generate(ctx context.Context, req *Request, onEvent StreamFun
 			return nil, err
 		}
 		var retryAfter time.Duration
-		if e, ok := err.(*Error); ok {
+		var e *Error
+		if errors.As(err, &e) {
 			retryAfter = e.RetryAfter
 		}
 		wait := r.policy.Backoff(attempt, retryAfter)

@@ -1,0 +1,145 @@
+// Package llmtest is deputy's test equipment for language models: a script
+// format that says how a fake model answers, an in-process Provider that
+// plays a script, and a fake HTTP server that plays it in the real wire
+// formats of OpenAI (chat completions, also Ollama's /v1), Anthropic
+// (messages) and Gemini (generateContent), streaming included.
+//
+// Nothing here reaches the network: the server listens on loopback only
+// unless told otherwise. The package imports no provider SDK; the
+// adapters' tests import it, not the other way round.
+//
+// # Scripts
+//
+// A script is a YAML file (JSON works too, being YAML). It is a list of
+// rules under the key "rules". For every request the rules are tried in
+// order, and the first rule that matches and still has uses left answers:
+//
+//	rules:
+//	  - name: lead-delegates            # optional; shows in the request log
+//	    match:                          # every field optional; all given must hold
+//	      model: "^lead"                # regexp on the model name
+//	      system: "team lead"           # regexp on the system prompt
+//	      last: "summarize"             # regexp on the content of the last message
+//	      last_role: user               # user | assistant | tool
+//	      tool: call_agent              # the request offers a tool of this name
+//	      no_tool: call_agent           # the request does not offer this tool
+//	      any: "secret word"            # regexp on the content of any message
+//	      turn: 2                       # exactly turn-1 assistant messages so far (1 = first call)
+//	    reply:
+//	      text: "Done: {{ .LastUser }}"
+//	      tool_calls:
+//	        - name: call_agent
+//	          id: ""                    # optional; generated when empty
+//	          arguments: {agent: researcher, task: "Find facts about {{ .LastUser }}"}
+//	      usage: {input_tokens: 12, output_tokens: 7}   # optional
+//	      finish: stop                  # optional
+//	    latency: 150ms                  # wait before answering
+//	    chunk_delay: 5ms                # wait between stream chunks
+//	    fault: rate_limit               # act out a failure instead of replying
+//	    retry_after: 1                  # seconds, with fault: rate_limit
+//	    times: 1                        # answer this many requests; 0 = no limit
+//
+// Regexps use Go's syntax (package regexp) and are unanchored: "^lead"
+// matches "lead-model", "lead" matches "my-lead-model". A request without
+// messages has an empty last message and no last role.
+//
+// Parsing is strict: an unknown key, a bad regexp or template, an unknown
+// role, fault or finish reason, or a negative count is an error naming the
+// rule ("rule 2 (lead-delegates)", numbered from 1) and, for unknown keys,
+// the line.
+//
+// # Replies
+//
+// text, the id of a tool call and every string inside arguments are Go
+// text/templates. They see:
+//
+//	.LastUser     text of the last user message
+//	.Last         content of the last message, whatever its role
+//	.ToolResults  []string: the tool results after the last assistant message, in order
+//	.System       the system prompt
+//	.Model        the model name
+//	.Tools        []string: names of the offered tools
+//	.Turn         1 + the number of assistant messages
+//
+// and the functions join (strings.Join), json (the value as JSON: for a
+// string, a quoted and escaped string literal), trim, lower and upper. For
+// example:
+//
+//	text: "Found: {{ join .ToolResults \"; \" }}"
+//
+// arguments is either a mapping, whose string leaves are templates and
+// which is sent as a JSON object, or a string, which is a template for the
+// raw JSON text:
+//
+//	arguments: '{"query": {{ json .LastUser }}}'
+//
+// Raw arguments are passed on as rendered, even when they are not valid
+// JSON, so a script can feed a client broken tool input. Where a wire
+// format carries arguments as a JSON object rather than a string (Anthropic
+// without streaming, Gemini), arguments that are not a JSON object are sent
+// as {}. A tool call without arguments has {}.
+//
+// A tool call without an id gets a generated one, "call_1", "call_2", ...
+// numbered per script ("toolu_1", ... on the Anthropic endpoint).
+//
+// usage sets the token counts; a count left out is estimated as a quarter
+// of the bytes of the request (system prompt and messages) or of the reply,
+// at least 1. finish is stop, tool_calls, length, content_filter or other;
+// without it a reply with tool calls finishes with tool_calls and any other
+// with stop.
+//
+// A template that fails when it runs (a missing field, a function error) is
+// an error answer naming the rule: HTTP 500 from the server, an *llm.Error
+// of KindServer from the Provider. A request that no rule answers gets HTTP
+// 400, or an *llm.Error of KindBadRequest, with the message
+//
+//	llmtest: no rule matched (model "m", last message "...")
+//
+// # Faults
+//
+// fault replaces the reply with a failure. The rule's latency is waited
+// first either way, and a faulting rule uses up its times like any other,
+// so "fault: rate_limit, times: 1" followed by a normal rule scripts a
+// failure that a retry gets past.
+//
+//	fault         Provider (in process)              server (HTTP)
+//	rate_limit    KindRateLimited, RetryAfter set    429 and Retry-After (OpenAI: also retry-after-ms; Gemini: also a RetryInfo detail)
+//	server_error  KindServer                         500
+//	overloaded    KindServer                         529 (Anthropic), 503 (OpenAI, Gemini)
+//	auth          KindAuth                           401
+//	bad_request   KindBadRequest                     400
+//	malformed     KindBadRequest                     200 with a body that is not JSON; streaming: a good first event, then a data line of broken JSON
+//	stall         waits for ctx: KindCanceled or     blocks before any header; streaming: after the first event. Until the
+//	              KindTimeout                        client goes away or the server closes, never longer
+//	drop          KindConnection                     closes the connection before any header; streaming: after the first event
+//
+// Error bodies have each provider's shape, and the message names the rule.
+// The Provider acts out every fault before any stream event.
+//
+// # The Provider
+//
+// NewProvider (or LoadProvider, for a file) returns an llm.Provider named
+// "script", so a model string "script/path/to/file.yaml" can be served in
+// process. It waits the latency (cancellable), streams text in a few deltas
+// and then each tool call when asked to stream, with chunk_delay between
+// events, and records every request. Sequence is a simpler provider for
+// unit tests that answers fixed responses in order.
+//
+// # The server
+//
+// NewServer and StartServer start a Server on 127.0.0.1 that answers
+//
+//	POST /v1/chat/completions                           OpenAI (and Ollama's OpenAI-compatible API)
+//	POST /v1/messages                                   Anthropic
+//	POST /v1beta/models/{model}:generateContent         Gemini
+//	POST /v1beta/models/{model}:streamGenerateContent   Gemini, with ?alt=sse
+//	GET  /_requests                                     the request log as JSON
+//
+// Point the official SDKs at URL() (OpenAI: URL()+"/v1/"; Anthropic and
+// Gemini: URL()). Server.Requests returns the log: for every request, when
+// it arrived and was done, the protocol, headers, body, the request
+// translated back to an llm.Request, the rule that answered and the status.
+// The JSON log at /_requests redacts credential headers; the Go one does
+// not, so tests can check that a key was sent. Serve runs a server until a
+// context ends, for the fake-llm command.
+package llmtest

@@ -1,0 +1,190 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"deputy/llm"
+)
+
+// fuzzRequest is the request fuzzed scripts are asked to answer.
+var fuzzRequest = conversation("gpt-test", "You are the team lead.", []string{"call_agent", "search"},
+	llm.UserMessage("find the secret word"),
+	llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "search", Arguments: json.RawMessage(`{}`)}}},
+	llm.Message{Role: llm.RoleTool, Content: "result", ToolCallID: "c1", ToolName: "search"},
+)
+
+// Seeds of the fuzz targets; the same inputs are committed under
+// testdata/fuzz as the seed corpus.
+var scriptSeeds = []string{
+	toolScript, faultScript,
+	`{"rules": [{"name": "j", "match": {"turn": 1}, "reply": {"text": "{{ .LastUser }}"}}]}`,
+	"rules:\n  - {reply: {tool_calls: [{name: t, arguments: '{\"q\": {{ json .Last }}}'}]}, times: 2}\n",
+	"rules:\n  - reply: {tool_calls: [{name: t, arguments: {a: &x [1, 2], b: *x, 3: \"{{ .Turn }}\"}}]}\n",
+	"rules:\n  - {match: {model: \"(\"}}\n",
+	"rules:\n  - {latency: 1s, chunk_delay: 1ms, fault: rate_limit, retry_after: 0.5}\n",
+	"rules: [{}]\n---\nx: 1\n",
+	"",
+}
+
+func FuzzParseScript(f *testing.F) {
+	team, err := os.ReadFile("testdata/team.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(team)
+	for _, seed := range scriptSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseScript(data)
+		if err != nil {
+			if s != nil {
+				t.Fatal("ParseScript returned a script and an error")
+			}
+			return
+		}
+		if len(s.Rules) == 0 {
+			t.Fatal("ParseScript accepted a script without rules")
+		}
+		// Answering must not panic, and whatever comes back is consistent.
+		a, err := s.Answer(fuzzRequest)
+		if err != nil {
+			if llm.KindOf(err) != llm.KindBadRequest && llm.KindOf(err) != llm.KindServer {
+				t.Fatalf("Answer error of kind %v: %v", llm.KindOf(err), err)
+			}
+			return
+		}
+		if a.Fault == FaultNone && (a.Usage.InputTokens < 0 || a.Usage.OutputTokens < 0 || a.Finish == "") {
+			t.Fatalf("answer %+v", a)
+		}
+		for _, tc := range a.ToolCalls {
+			if tc.ID == "" || tc.Name == "" {
+				t.Fatalf("tool call without ID or name: %+v", tc)
+			}
+		}
+	})
+}
+
+// checkWire renders an answer to a parsed request in every form the
+// dialect has, and checks that each is what a client can parse, and that
+// the log entry can be served as JSON.
+func checkWire(t *testing.T, wr wire, c *call, body []byte) {
+	t.Helper()
+	if c.req == nil || c.req.Messages == nil {
+		t.Fatal("parse returned no request")
+	}
+	s := MustParseScript(`rules:
+  - reply:
+      text: "{{ .LastUser }} {{ .Model }} {{ join .ToolResults \",\" }}"
+      tool_calls:
+        - {name: t, arguments: {q: "{{ .Last }}"}}
+        - {name: raw, arguments: "{{ .System }}"}
+`)
+	a, err := s.Answer(c.req)
+	if err != nil {
+		t.Fatalf("Answer: %v", err)
+	}
+	if b := wr.response(c, a, "1"); !json.Valid(b) {
+		t.Fatalf("response is not JSON: %s", b)
+	}
+	for _, ev := range wr.events(c, a, "1") {
+		if string(ev.data) != "[DONE]" && !json.Valid(ev.data) {
+			t.Fatalf("event is not JSON: %s", ev.data)
+		}
+		if strings.ContainsAny(string(ev.data), "\n\r") {
+			t.Fatalf("event data spans lines: %q", ev.data)
+		}
+	}
+	e := &Request{Body: body, Parsed: cloneRequest(c.req)}
+	if _, err := json.Marshal(e.toJSON()); err != nil {
+		t.Fatalf("log entry does not encode: %v", err)
+	}
+}
+
+var openAISeeds = []string{
+	`{"model": "m", "messages": [{"role": "user", "content": "hi"}]}`,
+	`{"model": "gpt", "temperature": 0, "max_completion_tokens": 9, "stream": true, "stream_options": {"include_usage": true},
+	  "messages": [{"role": "system", "content": "s"}, {"role": "developer", "content": [{"type": "text", "text": "d"}]},
+	  {"role": "user", "content": [{"type": "text", "text": "u"}]},
+	  {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":1}"}}]},
+	  {"role": "tool", "tool_call_id": "c1", "content": "r"}],
+	  "tools": [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}]}`,
+	`{"model": "m", "messages": [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{broken"}}]}]}`,
+	`{"model": "\u2028", "messages": [{"role": "user", "content": "\ud800"}]}`,
+	`{"model": 1}`,
+}
+
+func FuzzOpenAIRequest(f *testing.F) {
+	for _, seed := range openAISeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, err := openAIWire{}.parse(nil, body)
+		if err != nil {
+			return
+		}
+		if c.req.Model == "" {
+			t.Fatalf("accepted %+v", c.req)
+		}
+		checkWire(t, openAIWire{}, c, body)
+	})
+}
+
+var anthropicSeeds = []string{
+	`{"model": "c", "max_tokens": 1, "messages": [{"role": "user", "content": "hi"}]}`,
+	`{"model": "c", "max_tokens": 256, "temperature": 0.5, "stream": true,
+	  "system": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+	  "messages": [{"role": "user", "content": [{"type": "text", "text": "u"}]},
+	  {"role": "assistant", "content": [{"type": "text", "text": "t"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]},
+	  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "r"}], "is_error": true}, {"type": "text", "text": "more"}]}],
+	  "tools": [{"name": "f", "description": "d", "input_schema": {"type": "object"}}]}`,
+	`{"model": "c", "max_tokens": 1, "system": "s", "messages": [{"role": "assistant", "content": [{"type": "tool_use", "input": 5}]}]}`,
+	`{"model": "c", "messages": []}`,
+}
+
+func FuzzAnthropicRequest(f *testing.F) {
+	for _, seed := range anthropicSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, err := anthropicWire{}.parse(nil, body)
+		if err != nil {
+			return
+		}
+		if c.req.Model == "" || c.req.Params.MaxTokens == nil {
+			t.Fatalf("accepted %+v", c.req)
+		}
+		checkWire(t, anthropicWire{}, c, body)
+	})
+}
+
+var geminiSeeds = []struct{ target, body string }{
+	{"g:generateContent", `{"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}`},
+	{"gemini-2.0-flash:streamGenerateContent", `{"systemInstruction": {"parts": [{"text": "s"}]},
+	  "generationConfig": {"temperature": 1, "maxOutputTokens": 5},
+	  "contents": [{"role": "user", "parts": [{"text": "u"}]},
+	  {"role": "model", "parts": [{"text": "t"}, {"functionCall": {"id": "f1", "name": "f", "args": {"a": [1]}}}]},
+	  {"role": "user", "parts": [{"functionResponse": {"id": "f1", "name": "f", "response": {"output": "r"}}}]}],
+	  "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "object"}}]}]}`},
+	{"g:countTokens", `{}`},
+	{"nocolon", `{"contents": [{"parts": [{"functionResponse": {"response": {"error": "e"}}}]}]}`},
+}
+
+func FuzzGeminiRequest(f *testing.F) {
+	for _, seed := range geminiSeeds {
+		f.Add(seed.target, []byte(seed.body))
+	}
+	f.Fuzz(func(t *testing.T, target string, body []byte) {
+		r := httptest.NewRequest("POST", "/v1beta/models/x?alt=sse", strings.NewReader(""))
+		r.SetPathValue("call", target)
+		c, err := geminiWire{}.parse(r, body)
+		if err != nil {
+			return
+		}
+		checkWire(t, geminiWire{}, c, body)
+	})
+}

@@ -1,0 +1,276 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"deputy/llm"
+)
+
+// geminiWire speaks the Gemini API: POST /v1beta/models/{model}:generateContent
+// and :streamGenerateContent?alt=sse.
+type geminiWire struct{}
+
+func (geminiWire) protocol() string { return "gemini" }
+func (geminiWire) idPrefix() string { return "call_" }
+
+type gmRequest struct {
+	Contents          []gmContent `json:"contents"`
+	SystemInstruction *gmContent  `json:"systemInstruction"`
+	Tools             []struct {
+		FunctionDeclarations []struct {
+			Name                 string          `json:"name"`
+			Description          string          `json:"description"`
+			Parameters           json.RawMessage `json:"parameters"`
+			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
+		} `json:"functionDeclarations"`
+	} `json:"tools"`
+	GenerationConfig *struct {
+		Temperature     *float64 `json:"temperature"`
+		MaxOutputTokens *int     `json:"maxOutputTokens"`
+	} `json:"generationConfig"`
+}
+
+type gmContent struct {
+	Role  string   `json:"role"`
+	Parts []gmPart `json:"parts"`
+}
+
+type gmPart struct {
+	Text         string `json:"text"`
+	FunctionCall *struct {
+		ID   string          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	} `json:"functionCall"`
+	FunctionResponse *struct {
+		ID       string          `json:"id"`
+		Name     string          `json:"name"`
+		Response json.RawMessage `json:"response"`
+	} `json:"functionResponse"`
+}
+
+func (geminiWire) parse(r *http.Request, body []byte) (*call, error) {
+	target := r.PathValue("call")
+	i := strings.LastIndex(target, ":")
+	if i <= 0 {
+		return nil, newHTTPError(errNotFound, "llmtest: %s: want models/{model}:generateContent or :streamGenerateContent", r.URL.Path)
+	}
+	model, method := target[:i], target[i+1:]
+	var stream bool
+	switch method {
+	case "generateContent":
+	case "streamGenerateContent":
+		if r.URL.Query().Get("alt") != "sse" {
+			return nil, errors.New("streamGenerateContent: the fake streams server-sent events only; add ?alt=sse")
+		}
+		stream = true
+	default:
+		return nil, newHTTPError(errNotFound, "llmtest: unknown method %q (want generateContent or streamGenerateContent)", method)
+	}
+	return parseGemini(model, stream, body)
+}
+
+// parseGemini translates a generateContent request for model.
+func parseGemini(model string, stream bool, body []byte) (*call, error) {
+	var in gmRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, fmt.Errorf("request body is not a generateContent request: %w", err)
+	}
+	if len(in.Contents) == 0 {
+		return nil, errors.New("contents: at least one content is required")
+	}
+	req := &llm.Request{Model: model, Messages: []llm.Message{}}
+	if si := in.SystemInstruction; si != nil {
+		var texts []string
+		for _, p := range si.Parts {
+			texts = append(texts, p.Text)
+		}
+		req.System = strings.Join(texts, "\n")
+	}
+	for i, c := range in.Contents {
+		switch c.Role {
+		case "model":
+			msg := llm.Message{Role: llm.RoleAssistant}
+			for _, p := range c.Parts {
+				msg.Content += p.Text
+				if fc := p.FunctionCall; fc != nil {
+					args := compactJSON(fc.Args)
+					if args == nil {
+						args = json.RawMessage("{}")
+					}
+					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: fc.ID, Name: fc.Name, Arguments: args})
+				}
+			}
+			req.Messages = append(req.Messages, msg)
+		case "user", "", "function", "tool":
+			var text strings.Builder
+			hasText, hasResult := false, false
+			for _, p := range c.Parts {
+				if fr := p.FunctionResponse; fr != nil {
+					content, isErr := geminiResult(fr.Response)
+					req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: content,
+						ToolCallID: fr.ID, ToolName: fr.Name, IsError: isErr})
+					hasResult = true
+					continue
+				}
+				if p.FunctionCall == nil {
+					text.WriteString(p.Text)
+					hasText = true
+				}
+			}
+			if hasText || !hasResult {
+				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: text.String()})
+			}
+		default:
+			return nil, fmt.Errorf("contents[%d].role: unknown role %q (want user or model)", i, c.Role)
+		}
+	}
+	for _, t := range in.Tools {
+		for _, fd := range t.FunctionDeclarations {
+			params := fd.ParametersJSONSchema
+			if len(params) == 0 {
+				params = fd.Parameters
+			}
+			req.Tools = append(req.Tools, llm.ToolSpec{Name: fd.Name, Description: fd.Description, Parameters: compactJSON(params)})
+		}
+	}
+	if gc := in.GenerationConfig; gc != nil {
+		req.Params.Temperature = gc.Temperature
+		req.Params.MaxTokens = gc.MaxOutputTokens
+	}
+	return &call{req: req, stream: stream}, nil
+}
+
+// geminiResult reads a functionResponse.response: {"output": text} or
+// {"result": text} is that text, {"error": text} an error result; any
+// other value is kept as JSON text.
+func geminiResult(raw json.RawMessage) (string, bool) {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) == nil && len(m) == 1 {
+		for k, v := range m {
+			if s, ok := v.(string); ok {
+				switch k {
+				case "output", "result", "content":
+					return s, false
+				case "error":
+					return s, true
+				}
+			}
+		}
+	}
+	return string(compactJSON(raw)), false
+}
+
+func geminiFinish(f llm.FinishReason) string {
+	switch f {
+	case llm.FinishLength:
+		return "MAX_TOKENS"
+	case llm.FinishContentFilter:
+		return "SAFETY"
+	case llm.FinishOther:
+		return "OTHER"
+	}
+	return "STOP" // Gemini says STOP after function calls too
+}
+
+func geminiUsage(u llm.Usage) map[string]any {
+	return map[string]any{"promptTokenCount": u.InputTokens, "candidatesTokenCount": u.OutputTokens, "totalTokenCount": u.Total()}
+}
+
+func geminiCallParts(calls []llm.ToolCall) []any {
+	parts := make([]any, 0, len(calls))
+	for _, tc := range calls {
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"id": tc.ID, "name": tc.Name, "args": jsonObject(tc.Arguments)}})
+	}
+	return parts
+}
+
+func geminiChunk(model, id string, parts []any) map[string]any {
+	return map[string]any{
+		"candidates":   []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}},
+		"modelVersion": model,
+		"responseId":   id,
+	}
+}
+
+// finishChunk adds the finish reason and usage to a chunk.
+func finishChunk(chunk map[string]any, a *Answer) map[string]any {
+	chunk["candidates"].([]any)[0].(map[string]any)["finishReason"] = geminiFinish(finishOr(a))
+	chunk["usageMetadata"] = geminiUsage(a.Usage)
+	return chunk
+}
+
+func (geminiWire) response(c *call, a *Answer, id string) []byte {
+	var parts []any
+	if a.Text != "" || len(a.ToolCalls) == 0 {
+		parts = append(parts, map[string]any{"text": a.Text})
+	}
+	parts = append(parts, geminiCallParts(a.ToolCalls)...)
+	return mustJSON(finishChunk(geminiChunk(c.req.Model, id, parts), a))
+}
+
+// events streams the answer as Gemini does: whole GenerateContentResponse
+// objects, the text spread over several, function calls whole in the last,
+// which also carries the finish reason and usage.
+func (geminiWire) events(c *call, a *Answer, id string) []sseEvent {
+	var chunks []map[string]any
+	for _, piece := range splitText(a.Text, 3) {
+		chunks = append(chunks, geminiChunk(c.req.Model, id, []any{map[string]any{"text": piece}}))
+	}
+	if len(a.ToolCalls) > 0 || len(chunks) == 0 {
+		parts := geminiCallParts(a.ToolCalls)
+		if len(parts) == 0 {
+			parts = []any{map[string]any{"text": ""}}
+		}
+		chunks = append(chunks, geminiChunk(c.req.Model, id, parts))
+	}
+	finishChunk(chunks[len(chunks)-1], a)
+	evs := make([]sseEvent, len(chunks))
+	for i, ch := range chunks {
+		evs[i] = sseEvent{data: mustJSON(ch)}
+	}
+	return evs
+}
+
+func (geminiWire) brokenEvent() sseEvent {
+	return sseEvent{data: []byte(`{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`)}
+}
+
+func (geminiWire) writeError(w http.ResponseWriter, e *httpError) {
+	status := map[errClass]string{
+		errBadRequest: "INVALID_ARGUMENT",
+		errAuth:       "UNAUTHENTICATED",
+		errRateLimit:  "RESOURCE_EXHAUSTED",
+		errServer:     "INTERNAL",
+		errOverloaded: "UNAVAILABLE",
+		errNotFound:   "NOT_FOUND",
+	}[e.class]
+	if e.class == errOverloaded {
+		e.status = http.StatusServiceUnavailable
+	}
+	body := map[string]any{"code": e.status, "message": e.message, "status": status}
+	if e.retryAfter > 0 {
+		// Gemini names the delay in a RetryInfo detail rather than a header;
+		// both are sent so either way of reading it works.
+		body["details"] = []any{map[string]any{
+			"@type":      "type.googleapis.com/google.rpc.RetryInfo",
+			"retryDelay": trimFloat(e.retryAfter.Seconds()) + "s",
+		}}
+	}
+	setRetryAfter(w.Header(), e.retryAfter, false)
+	writeJSONError(w, e.status, map[string]any{"error": body})
+}
+
+// trimFloat formats seconds without trailing zeros: 1, 0.5, 2.25.
+func trimFloat(f float64) string {
+	s := fmt.Sprintf("%.3f", f)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// compile-time check that every dialect is complete.
+var _ = []wire{openAIWire{}, anthropicWire{}, geminiWire{}}

@@ -1,0 +1,268 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"deputy/llm"
+)
+
+// openAIWire speaks OpenAI chat completions (POST /v1/chat/completions),
+// which Ollama and other OpenAI-compatible servers speak too.
+type openAIWire struct{}
+
+func (openAIWire) protocol() string { return "openai" }
+func (openAIWire) idPrefix() string { return "call_" }
+
+type oaRequest struct {
+	Model               string      `json:"model"`
+	Messages            []oaMessage `json:"messages"`
+	Tools               []oaTool    `json:"tools"`
+	Temperature         *float64    `json:"temperature"`
+	MaxTokens           *int        `json:"max_tokens"`
+	MaxCompletionTokens *int        `json:"max_completion_tokens"`
+	Stream              bool        `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+type oaMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  []oaToolCall    `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	Name       string          `json:"name"`
+}
+
+type oaToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type oaTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+func (openAIWire) parse(_ *http.Request, body []byte) (*call, error) {
+	var in oaRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, fmt.Errorf("request body is not a chat completion request: %w", err)
+	}
+	return parseOpenAI(&in)
+}
+
+// parseOpenAI translates a decoded chat completion request.
+func parseOpenAI(in *oaRequest) (*call, error) {
+	if in.Model == "" {
+		return nil, errors.New("model: required")
+	}
+	if len(in.Messages) == 0 {
+		return nil, errors.New("messages: at least one message is required")
+	}
+	req := &llm.Request{Model: in.Model, Messages: []llm.Message{}}
+	names := toolNames{}
+	var system []string
+	for i, m := range in.Messages {
+		text, err := openAIText(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf("messages[%d].content: %w", i, err)
+		}
+		switch m.Role {
+		case "system", "developer":
+			system = append(system, text)
+		case "user":
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+		case "assistant":
+			msg := llm.Message{Role: llm.RoleAssistant, Content: text}
+			for _, tc := range m.ToolCalls {
+				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+			}
+			names.add(msg.ToolCalls)
+			req.Messages = append(req.Messages, msg)
+		case "tool", "function":
+			name := names[m.ToolCallID]
+			if name == "" {
+				name = m.Name
+			}
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: text, ToolCallID: m.ToolCallID, ToolName: name})
+		default:
+			return nil, fmt.Errorf("messages[%d].role: unknown role %q", i, m.Role)
+		}
+	}
+	req.System = strings.Join(system, "\n\n")
+	for i, t := range in.Tools {
+		if t.Function.Name == "" {
+			return nil, fmt.Errorf("tools[%d].function.name: required", i)
+		}
+		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, Parameters: compactJSON(t.Function.Parameters)})
+	}
+	req.Params.Temperature = in.Temperature
+	req.Params.MaxTokens = in.MaxTokens
+	if in.MaxCompletionTokens != nil {
+		req.Params.MaxTokens = in.MaxCompletionTokens
+	}
+	c := &call{req: req, stream: in.Stream}
+	if in.StreamOptions != nil {
+		c.includeUsage = in.StreamOptions.IncludeUsage
+	}
+	return c, nil
+}
+
+// openAIText reads message content: null, a string, or an array of parts
+// of which the text parts count.
+func openAIText(raw json.RawMessage) (string, error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if raw[0] == '"' {
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("want a string or an array of content parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+func openAIFinish(f llm.FinishReason) string {
+	switch f {
+	case llm.FinishToolCalls:
+		return "tool_calls"
+	case llm.FinishLength:
+		return "length"
+	case llm.FinishContentFilter:
+		return "content_filter"
+	}
+	return "stop"
+}
+
+func openAIUsage(u llm.Usage) map[string]any {
+	return map[string]any{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.Total()}
+}
+
+func (openAIWire) response(c *call, a *Answer, id string) []byte {
+	msg := map[string]any{"role": "assistant", "content": a.Text, "refusal": nil}
+	if len(a.ToolCalls) > 0 {
+		if a.Text == "" {
+			msg["content"] = nil // as OpenAI sends it with tool calls only
+		}
+		calls := make([]any, len(a.ToolCalls))
+		for i, tc := range a.ToolCalls {
+			calls[i] = map[string]any{"id": tc.ID, "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": string(tc.Arguments)}}
+		}
+		msg["tool_calls"] = calls
+	}
+	return mustJSON(map[string]any{
+		"id":      "chatcmpl-" + id,
+		"object":  "chat.completion",
+		"created": time.Now().Unix(),
+		"model":   c.req.Model,
+		"choices": []any{map[string]any{
+			"index": 0, "message": msg, "finish_reason": openAIFinish(finishOr(a)), "logprobs": nil,
+		}},
+		"usage": openAIUsage(a.Usage),
+	})
+}
+
+// events streams the answer as OpenAI does: a role chunk, the text in
+// pieces, each tool call announced (index, id, name) and then its
+// arguments in two or more pieces, a finish chunk, a usage chunk when
+// asked for, and [DONE].
+func (openAIWire) events(c *call, a *Answer, id string) []sseEvent {
+	created := time.Now().Unix()
+	chunk := func(delta map[string]any, finish any) sseEvent {
+		return sseEvent{data: mustJSON(map[string]any{
+			"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": created, "model": c.req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}},
+		})}
+	}
+	evs := []sseEvent{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
+	for _, piece := range splitText(a.Text, 3) {
+		evs = append(evs, chunk(map[string]any{"content": piece}, nil))
+	}
+	for i, tc := range a.ToolCalls {
+		evs = append(evs, chunk(map[string]any{"tool_calls": []any{map[string]any{
+			"index": i, "id": tc.ID, "type": "function",
+			"function": map[string]any{"name": tc.Name, "arguments": ""},
+		}}}, nil))
+		for _, piece := range splitText(string(tc.Arguments), 3) {
+			evs = append(evs, chunk(map[string]any{"tool_calls": []any{map[string]any{
+				"index": i, "function": map[string]any{"arguments": piece},
+			}}}, nil))
+		}
+	}
+	evs = append(evs, chunk(map[string]any{}, openAIFinish(finishOr(a))))
+	if c.includeUsage {
+		evs = append(evs, sseEvent{data: mustJSON(map[string]any{
+			"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": created, "model": c.req.Model,
+			"choices": []any{}, "usage": openAIUsage(a.Usage),
+		})})
+	}
+	return append(evs, sseEvent{data: []byte("[DONE]")})
+}
+
+func (openAIWire) brokenEvent() sseEvent {
+	return sseEvent{data: []byte(`{"id": "chatcmpl-broken", "object": "chat.completion.chunk", "choices": [{"delta": {"content": "unterminated`)}
+}
+
+func (openAIWire) writeError(w http.ResponseWriter, e *httpError) {
+	typ, code := "invalid_request_error", any(nil)
+	switch e.class {
+	case errAuth:
+		code = "invalid_api_key"
+	case errRateLimit:
+		typ, code = "requests", "rate_limit_exceeded"
+	case errServer:
+		typ = "server_error"
+	case errOverloaded:
+		typ = "server_error"
+		e.status = http.StatusServiceUnavailable
+	case errNotFound:
+		code = "not_found"
+	}
+	setRetryAfter(w.Header(), e.retryAfter, true)
+	writeJSONError(w, e.status, map[string]any{"error": map[string]any{
+		"message": e.message, "type": typ, "param": nil, "code": code,
+	}})
+}
+
+// compactJSON returns raw without insignificant space, or a copy of raw
+// as it is when it is not valid JSON.
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return bytes.Clone(raw)
+	}
+	return b.Bytes()
+}
