@@ -1,0 +1,105 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"deputy/llm"
+)
+
+// Defaults and limits of [sub_agents_config], from the call_agent spec.
+const (
+	DefaultSubAgentMaxDepth = 3
+	MaxSubAgentMaxDepth     = 5
+	DefaultSubAgentTimeout  = 120 * time.Second
+)
+
+// ModelInherit is the model value that means "use the parent's model" (at
+// the root: the settings' default_model).
+const ModelInherit = "inherit"
+
+// Agent is one agent definition, from a TOML or Markdown file.
+type Agent struct {
+	Name        string
+	Description string
+	// Model is "provider/model"; "" or "inherit" means the parent's model.
+	Model        string
+	SystemPrompt string
+	// Skill is the skill reference as written; SkillDoc is what it resolved
+	// to (nil when Skill is empty or could not be resolved).
+	Skill    string
+	SkillDoc *Skill
+	// Files are globs resolved against the workdir when the agent runs (see
+	// ResolveFiles).
+	Files []string
+	// Workdir is as written; see ResolveWorkdir.
+	Workdir         string
+	SubAgents       []string
+	SubAgentsConfig SubAgentsConfig
+	Params          llm.Params
+	// Tools are tool names or groups; nil means not set (the caller applies
+	// its default), an empty non-nil slice means no tools.
+	Tools []string
+	// MaxTurns is the turn limit; 0 means the caller's default.
+	MaxTurns int
+	// Path is the file the agent came from; Source is where that file was
+	// found (SourceUser, SourceProject, SourceFlag, SourceBuiltin).
+	Path   string
+	Source string
+
+	// lines maps a dotted key to the line it was written on, so checks that
+	// run after loading (Lint) can point at it.
+	lines map[string]int
+}
+
+// SubAgentsConfig governs the children an agent spawns with call_agent.
+// LoadAgents fills in the defaults for keys that are not written.
+type SubAgentsConfig struct {
+	MaxDepth int           // default 3, between 1 and 5
+	Parallel bool          // default true
+	Timeout  time.Duration // per child; default 120s
+}
+
+// DefaultSubAgentsConfig returns the defaults of [sub_agents_config].
+func DefaultSubAgentsConfig() SubAgentsConfig {
+	return SubAgentsConfig{MaxDepth: DefaultSubAgentMaxDepth, Parallel: true, Timeout: DefaultSubAgentTimeout}
+}
+
+// InheritsModel reports whether the agent uses its parent's model.
+func (a *Agent) InheritsModel() bool { return a.Model == "" || a.Model == ModelInherit }
+
+// ResolveWorkdir returns the directory the agent works in: cwd when Workdir
+// is empty; otherwise Workdir with a leading ~ and $VARS expanded, joined
+// to cwd when relative. Relative workdirs follow the caller, as in axe, so
+// a project agent behaves the same from every checkout.
+func (a *Agent) ResolveWorkdir(cwd string) string {
+	if a.Workdir == "" {
+		return cwd
+	}
+	p := os.ExpandEnv(expandHome(a.Workdir))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// KeyLine returns the line the dotted key was written on in the agent's
+// file, or 0 when unknown.
+func (a *Agent) KeyLine(key string) int { return lineFor(a.lines, key) }
+
+// ValidAgentName reports whether name can name an agent: 1 to 64
+// letters, digits, '_', '-' or '.', not starting with '.' or '-' (names
+// become file names and call_agent arguments).
+func ValidAgentName(name string) error {
+	ok := len(name) >= 1 && len(name) <= 64 && name[0] != '.' && name[0] != '-'
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	if !ok {
+		return fmt.Errorf("%q is not a valid agent name (letters, digits, '_', '-' and '.', at most 64 characters, not starting with '.' or '-')", name)
+	}
+	return nil
+}

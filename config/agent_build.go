@@ -1,0 +1,247 @@
+package config
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// maxSubAgentTimeout bounds sub_agents_config.timeout so that seconds fit a
+// time.Duration with room to spare; a day is far beyond any sensible child.
+const maxSubAgentTimeout = 24 * time.Hour
+
+// Claude Code model aliases: they name a tier, not a provider/model, so
+// deputy cannot resolve them and the agent inherits instead.
+var claudeModelAliases = map[string]bool{"sonnet": true, "opus": true, "haiku": true}
+
+// agentFormat is what differs between the TOML and Markdown builders.
+type agentFormat struct {
+	modelRequired bool // TOML: axe requires model
+	markdown      bool
+}
+
+// buildAgent turns a decoded agent file into an Agent, reporting missing
+// and ill-typed keys and out-of-range values. It returns nil when the file
+// cannot define an agent at all (no usable name).
+func buildAgent(f fields, path string, ff agentFormat) *Agent {
+	a := &Agent{Path: path, lines: f.lines, SubAgentsConfig: DefaultSubAgentsConfig()}
+	sink := f.sink
+
+	name, ok := f.str("name")
+	switch {
+	case !ok && !f.has("name"):
+		sink.errorf(0, "name", "missing required key")
+	case ok && strings.TrimSpace(name) == "":
+		sink.errorf(f.line("name"), "name", "must not be empty")
+		ok = false
+	case ok:
+		if err := ValidAgentName(name); err != nil {
+			sink.errorf(f.line("name"), "name", "%s", err.Error())
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	a.Name = name
+	if stem := fileStem(path); stem != "" && stem != name {
+		sink.warnf(f.line("name"), "name", "file %s defines agent %q; it is known by that name, not %q", filepath.Base(path), name, stem)
+	}
+
+	a.Description, _ = f.str("description")
+
+	model, ok := f.str("model")
+	model = strings.TrimSpace(model)
+	switch {
+	case !ok && !f.has("model") && ff.modelRequired:
+		sink.errorf(0, "model", "missing required key (write %q to use the parent's model)", ModelInherit)
+	case ok && model == "" && ff.modelRequired:
+		sink.errorf(f.line("model"), "model", "must not be empty (write %q to use the parent's model)", ModelInherit)
+	case ff.markdown && claudeModelAliases[model]:
+		sink.warnf(f.line("model"), "model", "%q is a Claude Code model alias deputy cannot resolve; the agent inherits its parent's model (write provider/model to choose one)", model)
+		model = ""
+	}
+	a.Model = model
+
+	if !ff.markdown {
+		a.SystemPrompt, _ = f.str("system_prompt")
+	}
+	a.Skill, _ = f.str("skill")
+	a.Skill = strings.TrimSpace(a.Skill)
+	a.Files, _ = f.strList("files")
+	a.Workdir, _ = f.str("workdir")
+	if subs, ok := f.strList("sub_agents"); ok {
+		a.SubAgents = checkNames(f, "sub_agents", subs)
+	}
+	if ff.markdown {
+		a.Tools = toolsValue(f)
+	} else if tools, ok := f.strList("tools"); ok {
+		a.Tools = tools
+	}
+
+	a.MaxTurns = maxTurns(f, ff)
+	subAgentsConfig(f, &a.SubAgentsConfig)
+	params(f, a)
+	return a
+}
+
+// checkNames drops empty entries of a name list (reporting them) and warns
+// about repeats.
+func checkNames(f fields, key string, names []string) []string {
+	out := make([]string, 0, len(names))
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			f.sink.errorf(f.line(key), f.key(key), "entries must not be empty")
+		case seen[n]:
+			f.sink.warnf(f.line(key), f.key(key), "%q is listed twice", n)
+		default:
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// maxTurns reads max_turns, or Claude Code's maxTurns in Markdown.
+func maxTurns(f fields, ff agentFormat) int {
+	key := "max_turns"
+	if ff.markdown && f.has("maxTurns") {
+		if f.has("max_turns") {
+			f.sink.errorf(f.line("maxTurns"), "maxTurns", "set max_turns or maxTurns, not both")
+			return 0
+		}
+		key = "maxTurns"
+	}
+	n, ok := f.integer(key)
+	switch {
+	case !ok:
+		return 0
+	case n < 0:
+		f.sink.errorf(f.line(key), key, "must not be negative, got %d", n)
+		return 0
+	case n > math.MaxInt32:
+		f.sink.errorf(f.line(key), key, "must be at most %d, got %d", math.MaxInt32, n)
+		return 0
+	}
+	return int(n)
+}
+
+func subAgentsConfig(f fields, c *SubAgentsConfig) {
+	t, ok := f.table("sub_agents_config")
+	if !ok {
+		return
+	}
+	// As in axe, 0 means "the default" for max_depth and timeout, so axe
+	// files that spell the zero out load unchanged.
+	if n, ok := t.integer("max_depth"); ok {
+		switch {
+		case n == 0:
+		case n < 1 || n > MaxSubAgentMaxDepth:
+			t.sink.errorf(t.line("max_depth"), t.key("max_depth"), "must be between 1 and %d (0 means the default, %d), got %d", MaxSubAgentMaxDepth, DefaultSubAgentMaxDepth, n)
+		default:
+			c.MaxDepth = int(n)
+		}
+	}
+	if b, ok := t.boolean("parallel"); ok {
+		c.Parallel = b
+	}
+	if n, ok := t.integer("timeout"); ok {
+		switch {
+		case n == 0:
+		case n < 0:
+			t.sink.errorf(t.line("timeout"), t.key("timeout"), "must be a positive number of seconds (0 means the default, %d), got %d", int64(DefaultSubAgentTimeout/time.Second), n)
+		case n > int64(maxSubAgentTimeout/time.Second):
+			t.sink.errorf(t.line("timeout"), t.key("timeout"), "must be at most %d seconds, got %d", int64(maxSubAgentTimeout/time.Second), n)
+		default:
+			c.Timeout = time.Duration(n) * time.Second
+		}
+	}
+}
+
+func params(f fields, a *Agent) {
+	t, ok := f.table("params")
+	if !ok {
+		return
+	}
+	if x, ok := t.number("temperature"); ok {
+		if x < 0 || x > 2 {
+			t.sink.errorf(t.line("temperature"), t.key("temperature"), "must be between 0 and 2, got %g", x)
+		} else {
+			a.Params.Temperature = &x
+		}
+	}
+	if n, ok := t.integer("max_tokens"); ok {
+		if n < 1 || n > math.MaxInt32 {
+			t.sink.errorf(t.line("max_tokens"), t.key("max_tokens"), "must be between 1 and %d, got %d", math.MaxInt32, n)
+		} else {
+			m := int(n)
+			a.Params.MaxTokens = &m
+		}
+	}
+}
+
+// toolsValue reads a Markdown tools key: a YAML list, or a comma-separated
+// string as Claude Code writes it ("Read, Grep, Agent(a, b)"). An empty
+// string is an empty list: no tools.
+func toolsValue(f fields) []string {
+	v, present := f.m["tools"]
+	if !present || v == nil {
+		return nil
+	}
+	if s, ok := v.(string); ok {
+		return splitTools(s)
+	}
+	list, ok := f.strList("tools")
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, t := range list {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// splitTools splits at commas outside parentheses, so Claude Code's
+// "Agent(a, b)" stays one entry.
+func splitTools(s string) []string {
+	out := []string{}
+	depth, start := 0, 0
+	emit := func(end int) {
+		if t := strings.TrimSpace(s[start:end]); t != "" {
+			out = append(out, t)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				emit(i)
+				start = i + 1
+			}
+		}
+	}
+	emit(len(s))
+	return out
+}
+
+// fileStem is the file name without directory and extension.
+func fileStem(path string) string {
+	if path == "" {
+		return ""
+	}
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}

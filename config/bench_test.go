@@ -1,0 +1,44 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func BenchmarkParseAgentTOML(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "axe", "pr-reviewer.toml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if a, _ := ParseAgentTOML(data, "pr-reviewer.toml"); a == nil {
+			b.Fatal("not parsed")
+		}
+	}
+}
+
+func BenchmarkParseAgentMarkdown(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "claude", "code-reviewer.md"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if a, _ := ParseAgentMarkdown(data, "code-reviewer.md"); a == nil {
+			b.Fatal("not parsed")
+		}
+	}
+}
+
+func BenchmarkParseSpecializations(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "example_subqueries.ini"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := SpecOptions{SkillDirs: []string{"testdata"}}
+	for b.Loop() {
+		if _, err := ParseSpecializations(data, "subqueries.ini", opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gopkg.in/ini.v1"
+)
+
+// addFileSeeds adds the files matching pattern as seeds.
+func addFileSeeds(f *testing.F, pattern string) {
+	f.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no seed files for %s (%v)", pattern, err)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
+// checkAgent holds for every agent a parser returns, whatever the input.
+func checkAgent(t *testing.T, a *Agent, diags Diagnostics) {
+	t.Helper()
+	if a == nil {
+		if !diags.HasErrors() {
+			t.Fatalf("no agent and no error: %v", diags)
+		}
+		return
+	}
+	if err := ValidAgentName(a.Name); err != nil {
+		t.Errorf("agent with invalid name: %v", err)
+	}
+	c := a.SubAgentsConfig
+	if c.MaxDepth < 1 || c.MaxDepth > MaxSubAgentMaxDepth || c.Timeout <= 0 || c.Timeout > maxSubAgentTimeout {
+		t.Errorf("sub_agents_config out of range: %+v", c)
+	}
+	if a.MaxTurns < 0 {
+		t.Errorf("MaxTurns = %d", a.MaxTurns)
+	}
+	if p := a.Params.Temperature; p != nil && (*p < 0 || *p > 2) {
+		t.Errorf("temperature = %v", *p)
+	}
+	if p := a.Params.MaxTokens; p != nil && *p < 1 {
+		t.Errorf("max_tokens = %v", *p)
+	}
+	for _, d := range diags {
+		if d.Severity != Error && d.Severity != Warning {
+			t.Errorf("diagnostic without severity: %v", d)
+		}
+	}
+}
+
+// Seeds beyond the fixture files: snippets of the unit tests. The same
+// inputs are committed under testdata/fuzz/<target>/.
+var (
+	seedsTOML = []string{
+		"name = \"a\"\nmodel = \"openai/gpt-4.1\"\n[sub_agents_config]\nmax_depth = 7\ntimeout = 0\n",
+		"name = \"a\"\nmodel = \"inherit\"\nparams = { temperature = \"hot\" }\n[memory]\nsize = 3\n",
+		"name = \"a\"\nsystem_prompt = \"\"\"\nbogus = 1\n\"\"\"\n[[mcp_servers]]\nname = \"x\"\n",
+		"name = 3\nmodel = \n",
+	}
+	seedsMarkdown = []string{
+		"---\nname: a\ntools: Read, Agent(x, y)\nmaxTurns: 3\nmax_turns: 4\n---\nbody",
+		"---\nname: a\nsub_agents_config: {max_depth: 6, timeout: 2m}\nparams:\n  top_p: 1\n---\n",
+		"---\n- a\n---\n",
+		"---\nname: &x a\nb: *x\n[x]: 1\n---\n",
+		"---\nname: a\n",
+	}
+	seedsSettings = []string{
+		"agent:\n  subagent:\n    max_depth: 11\n    max_total_time: -10\n",
+		"retry:\n  max_delay: soon\nconcurency: 3\n",
+		"providers:\n  local: {base_url: 'ftp://x', api_key_env: sk-1}\n  openai: {}\n",
+		"concurrency: 99999999999999999999\n---\na: 1\n",
+		"a: &a [*a]\n",
+	}
+	seedsINI = []string{
+		"[llm_tool_]\n" + goodSection,
+		"[llm_tool_x]\nsystem_prompt_patch = p\nskill = code_reviewer\n",
+		"[llm_tool_x]\n" + goodSection + "context_window = -1\n",
+		"[llm_tool_x]\n" + goodSection + "\n[llm_tool_x]\n" + goodSection,
+		"[llm_tool_x y]\n" + goodSection,
+		"[llm_tool_llm_query]\n" + goodSection,
+		"[llm_tool_x]\n" + goodSection + "foo = 1\nsession_id = t\n",
+		"[llm_tool_x]\nsystem_prompt_patch = \"\"\"a\n[llm_tool_x]\n\"\"\"\nsession_id = s\nskill = nope\n",
+		"k = v\n[other]\n- = a\n[llm_tool_a.b]\n" + goodSection,
+		"[llm_tool_x\n",
+	}
+)
+
+func addSeeds(f *testing.F, seeds []string) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+}
+
+func FuzzLoadAgentTOML(f *testing.F) {
+	addFileSeeds(f, filepath.Join("testdata", "axe", "*.toml"))
+	addFileSeeds(f, filepath.Join("testdata", "precedence", "*", "*.toml"))
+	f.Add(InitAgentTOML("a"))
+	addSeeds(f, seedsTOML)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, diags := ParseAgentTOML(data, "a.toml")
+		checkAgent(t, a, diags)
+		_, again := ParseAgentTOML(data, "a.toml")
+		if d := cmp.Diff(diagStrings(diags), diagStrings(again)); d != "" {
+			t.Errorf("not deterministic (-first +second):\n%s", d)
+		}
+	})
+}
+
+func FuzzLoadAgentMarkdown(f *testing.F) {
+	addFileSeeds(f, filepath.Join("testdata", "claude", "*.md"))
+	addFileSeeds(f, filepath.Join("testdata", "precedence", "*", "*.md"))
+	f.Add(InitAgentMarkdown("a"))
+	addSeeds(f, seedsMarkdown)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, diags := ParseAgentMarkdown(data, "a.md")
+		checkAgent(t, a, diags)
+		_, again := ParseAgentMarkdown(data, "a.md")
+		if d := cmp.Diff(diagStrings(diags), diagStrings(again)); d != "" {
+			t.Errorf("not deterministic (-first +second):\n%s", d)
+		}
+	})
+}
+
+func FuzzLoadSettingsYAML(f *testing.F) {
+	addFileSeeds(f, filepath.Join("testdata", "settings", "*.yaml"))
+	f.Add(InitSettingsYAML())
+	addSeeds(f, seedsSettings)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, diags := parseSettingsFile(data, "config.yaml")
+		if file == nil && !diags.HasErrors() {
+			t.Fatal("no settings and no error")
+		}
+		_, again := parseSettingsFile(data, "config.yaml")
+		if d := cmp.Diff(diagStrings(diags), diagStrings(again)); d != "" {
+			t.Errorf("not deterministic (-first +second):\n%s", d)
+		}
+		if file == nil || diags.HasErrors() {
+			return
+		}
+		s := DefaultSettings()
+		file.apply(s, "config.yaml", map[string]string{})
+		sa := s.Agent.Subagent
+		if s.Concurrency < 1 || s.MaxTurns < 1 || s.Retry.MaxAttempts < 1 || s.StreamIdleTimeout < 0 ||
+			sa.MaxDepth < 1 || sa.MaxDepth > SubagentMaxDepthLimit || sa.DefaultMaxTurns < 1 || sa.DefaultMaxTurns > SubagentMaxTurnsLimit ||
+			sa.OutputMaxSize < SubagentMinOutputMaxSize || sa.MaxExecutions < 0 || sa.MaxTotalTokens < 0 || sa.MaxTotalTime < 0 {
+			t.Errorf("settings out of range passed validation: %+v", s)
+		}
+	})
+}
+
+func FuzzParseSpecializations(f *testing.F) {
+	addFileSeeds(f, filepath.Join("..", "docs", "example_subqueries.ini"))
+	addSeeds(f, seedsINI)
+	opts := SpecOptions{SkillDirs: []string{"testdata"}, Reserved: func(n string) bool { return n == "read_file" }}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		specs, err := ParseSpecializations(data, "subqueries.ini", opts)
+		_, again := ParseSpecializations(data, "subqueries.ini", opts)
+		if (err == nil) != (again == nil) || (err != nil && err.Error() != again.Error()) {
+			t.Fatalf("not deterministic: %v / %v", err, again)
+		}
+		// The line scanner agrees with ini.v1 on where sections are and on
+		// whether the file parses at all.
+		secs, errLine := iniScan(string(data))
+		if parsed, iniErr := ini.LoadSources(iniLoadOptions, data); iniErr != nil {
+			if errLine == 0 {
+				t.Errorf("ini.v1 fails (%v) but the scanner found no error line", iniErr)
+			}
+		} else if errLine != 0 || len(parsed.Sections())-1 != len(secs) {
+			t.Errorf("scanner: %d sections, error line %d; ini.v1: %d sections", len(secs), errLine, len(parsed.Sections())-1)
+		} else {
+			for i, sec := range parsed.Sections()[1:] {
+				if sec.Name() != secs[i].name {
+					t.Errorf("section %d: scanner %q, ini.v1 %q", i, secs[i].name, sec.Name())
+				}
+				if len(sec.Keys()) > len(secs[i].keys) {
+					t.Errorf("section %q: scanner found %d keys, ini.v1 %d", sec.Name(), len(secs[i].keys), len(sec.Keys()))
+				}
+			}
+		}
+		// A duplicated [llm_tool_*] header is always rejected.
+		if errLine == 0 {
+			seen := map[string]bool{}
+			for _, s := range secs {
+				if len(s.name) >= len(SpecSectionPrefix) && s.name[:len(SpecSectionPrefix)] == SpecSectionPrefix {
+					if seen[s.name] && err == nil {
+						t.Fatalf("duplicate section %q accepted", s.name)
+					}
+					seen[s.name] = true
+				}
+			}
+		}
+		if err != nil {
+			if specs != nil {
+				t.Error("specializations returned with an error")
+			}
+			return
+		}
+		names := map[string]bool{}
+		for _, s := range specs {
+			if !validToolName(s.ToolName) || alwaysReserved[s.ToolName] || s.ToolName == "read_file" || names[s.ToolName] {
+				t.Errorf("bad tool name accepted: %q", s.ToolName)
+			}
+			names[s.ToolName] = true
+			if s.SystemPromptPatch == "" || s.SessionID == "" || s.SkillName == "" || s.Skill == nil || s.ContextWindow < 0 {
+				t.Errorf("incomplete specialization accepted: %+v", s)
+			}
+		}
+	})
+}

@@ -1,0 +1,211 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"deputy/llm"
+)
+
+// BuiltinProviders are the providers deputy knows without configuration.
+var BuiltinProviders = []string{"anthropic", "gemini", "ollama", "openai", "script"}
+
+// IsBuiltinProvider reports whether name is one of BuiltinProviders.
+func IsBuiltinProvider(name string) bool { return slices.Contains(BuiltinProviders, name) }
+
+// LintOptions tell Lint about the world outside the agent files.
+type LintOptions struct {
+	// KnownProvider reports whether a provider name can be used in a model
+	// string; nil means the built-in providers only. Settings.KnownProvider
+	// adds the custom providers of config.yaml.
+	KnownProvider func(name string) bool
+	// KnownTool reports whether a tools entry names a tool or group; nil
+	// means tool names are not checked.
+	KnownTool func(name string) bool
+	// Cwd is the caller's working directory, the base of relative workdirs
+	// when checking workdirs and file globs; "" means the process's.
+	Cwd string
+}
+
+// Lint checks what needs the whole set or the machine, after LoadAgents
+// has checked each file on its own: model providers, sub_agents that name
+// no agent, cycles among sub_agents (a warning: at run time a cycle is
+// bounded by max_depth), tools, workdirs, and file globs that match
+// nothing (a warning). It never calls a model. Combine its diagnostics with
+// LoadAgents'.
+func Lint(set *AgentSet, opts LintOptions) Diagnostics {
+	known := opts.KnownProvider
+	if known == nil {
+		known = IsBuiltinProvider
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	var diags Diagnostics
+	for _, a := range set.List() {
+		sink := &diagSink{file: a.Path}
+		lintModel(sink, a, known)
+		for _, sub := range a.SubAgents {
+			if _, ok := set.Get(sub); !ok {
+				sink.errorf(a.KeyLine("sub_agents"), "sub_agents", "no agent named %q", sub)
+			}
+		}
+		if opts.KnownTool != nil {
+			for _, t := range a.Tools {
+				if !opts.KnownTool(t) {
+					sink.errorf(a.KeyLine("tools"), "tools", "unknown tool %q", t)
+				}
+			}
+		}
+		workdir := a.ResolveWorkdir(cwd)
+		workdirOK := true
+		if a.Workdir != "" {
+			fi, err := os.Stat(workdir)
+			switch {
+			case err != nil:
+				sink.errorf(a.KeyLine("workdir"), "workdir", "%s does not exist", workdir)
+				workdirOK = false
+			case !fi.IsDir():
+				sink.errorf(a.KeyLine("workdir"), "workdir", "%s is not a directory", workdir)
+				workdirOK = false
+			}
+		}
+		if workdirOK && len(a.Files) > 0 {
+			_, fd := expandGlobs(a.Files, workdir)
+			for _, d := range fd {
+				d.File, d.Line = a.Path, a.KeyLine("files")
+				sink.diags = append(sink.diags, d)
+			}
+		}
+		diags = append(diags, sink.diags...)
+	}
+	return append(diags, lintCycles(set)...)
+}
+
+func lintModel(sink *diagSink, a *Agent, known func(string) bool) {
+	if a.InheritsModel() {
+		return
+	}
+	ref, err := llm.ParseModel(a.Model)
+	if err != nil {
+		sink.errorf(a.KeyLine("model"), "model", "%s", err.Error())
+		return
+	}
+	if !known(ref.Provider) {
+		sink.errorf(a.KeyLine("model"), "model", "unknown provider %q in %q (built-in: %s; others are defined under providers in config.yaml)",
+			ref.Provider, a.Model, strings.Join(BuiltinProviders, ", "))
+	}
+}
+
+// lintCycles warns once per strongly connected component of the
+// sub_agents graph that holds a cycle, showing one shortest cycle through
+// the component's first agent by name.
+func lintCycles(set *AgentSet) Diagnostics {
+	agents := set.List()
+	edges := func(name string) []string {
+		a, _ := set.Get(name)
+		var out []string
+		for _, s := range a.SubAgents {
+			if _, ok := set.Get(s); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	var diags Diagnostics
+	for _, comp := range stronglyConnected(agents, edges) {
+		start := comp[0] // components are sorted
+		self := slices.Contains(edges(start), start)
+		if len(comp) == 1 && !self {
+			continue
+		}
+		cycle := shortestCycle(start, comp, edges)
+		a, _ := set.Get(start)
+		diags = append(diags, Diagnostic{File: a.Path, Line: a.KeyLine("sub_agents"), Key: "sub_agents", Severity: Warning,
+			Message: fmt.Sprintf("sub_agents form a cycle: %s; at run time it is bounded by sub_agents_config.max_depth", strings.Join(cycle, " -> "))})
+	}
+	return diags
+}
+
+// stronglyConnected returns the strongly connected components (Tarjan),
+// each sorted, in the order of their first agent by name.
+func stronglyConnected(agents []*Agent, edges func(string) []string) [][]string {
+	index := map[string]int{}
+	low := map[string]int{}
+	onStack := map[string]bool{}
+	var stack []string
+	var comps [][]string
+	next := 0
+	var visit func(v string)
+	visit = func(v string) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, w := range edges(v) {
+			if _, seen := index[w]; !seen {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if onStack[w] {
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] == index[v] {
+			var comp []string
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				comp = append(comp, w)
+				if w == v {
+					break
+				}
+			}
+			slices.Sort(comp)
+			comps = append(comps, comp)
+		}
+	}
+	for _, a := range agents {
+		if _, seen := index[a.Name]; !seen {
+			visit(a.Name)
+		}
+	}
+	slices.SortFunc(comps, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	return comps
+}
+
+// shortestCycle finds, by breadth-first search inside comp, the shortest
+// path from start back to start.
+func shortestCycle(start string, comp []string, edges func(string) []string) []string {
+	in := map[string]bool{}
+	for _, c := range comp {
+		in[c] = true
+	}
+	prev := map[string]string{}
+	queue := []string{start}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, w := range edges(v) {
+			if !in[w] {
+				continue
+			}
+			if w == start {
+				path := []string{start}
+				for u := v; u != start; u = prev[u] {
+					path = append(path, u)
+				}
+				slices.Reverse(path[1:])
+				return append(path, start)
+			}
+			if _, seen := prev[w]; !seen {
+				prev[w] = v
+				queue = append(queue, w)
+			}
+		}
+	}
+	return []string{start, start}
+}

@@ -1,0 +1,120 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxAgentFileSize bounds an agent definition file.
+const maxAgentFileSize = 1 << 20
+
+// LoadOptions tune LoadAgents and LoadAgentFile.
+type LoadOptions struct {
+	// SkillDirs are searched for skills named by a bare name or by a path
+	// relative to a config directory (see ResolveSkill); usually
+	// SkillDirs(cwd).
+	SkillDirs []string
+}
+
+// LoadAgents loads every *.toml and *.md file directly inside dirs. dirs are
+// in precedence order, lowest first (as Dirs returns them): a later
+// definition of a name shadows an earlier one, and the set remembers what
+// was shadowed. A missing directory is skipped silently.
+//
+// A file that does not parse, or names no agent, produces an error
+// diagnostic and is skipped; every other problem is reported but the agent
+// is still loaded, so `agents list` can show it next to its diagnostics.
+// Callers that run an agent must refuse one with errors
+// (Diagnostics.ForFile(agent.Path).HasErrors()).
+func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
+	set := NewAgentSet()
+	var diags Diagnostics
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d.Path)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				diags = append(diags, Diagnostic{File: d.Path, Severity: Error, Message: "cannot read agent directory: " + pathErrText(err)})
+			}
+			continue
+		}
+		inDir := map[string]string{} // agent name -> file, within this directory
+		for _, e := range entries {  // ReadDir sorts by file name
+			ext := strings.ToLower(filepath.Ext(e.Name()))
+			if e.IsDir() || (ext != ".toml" && ext != ".md") {
+				continue
+			}
+			path := filepath.Join(d.Path, e.Name())
+			a, ds := loadAgentFile(path, d.Source, opts, true)
+			diags = append(diags, ds...)
+			if a == nil {
+				continue
+			}
+			if first, dup := inDir[a.Name]; dup {
+				diags = append(diags, Diagnostic{File: path, Line: a.KeyLine("name"), Key: "name", Severity: Error,
+					Message: fmt.Sprintf("agent %q is already defined in %s in the same directory; this file is ignored", a.Name, filepath.Base(first))})
+				continue
+			}
+			inDir[a.Name] = path
+			set.Add(a)
+		}
+	}
+	return set, diags
+}
+
+// LoadAgentFile loads one agent file (.toml or .md) and resolves its skill.
+// source is recorded as Agent.Source. The agent is nil when the file could
+// not be read or parsed, or names no agent.
+func LoadAgentFile(path, source string, opts LoadOptions) (*Agent, Diagnostics) {
+	return loadAgentFile(path, source, opts, false)
+}
+
+func loadAgentFile(path, source string, opts LoadOptions, inDir bool) (*Agent, Diagnostics) {
+	data, err := readLimited(path, maxAgentFileSize)
+	if err != nil {
+		return nil, Diagnostics{{File: path, Severity: Error, Message: "cannot read agent file: " + pathErrText(err)}}
+	}
+	var (
+		a     *Agent
+		diags Diagnostics
+	)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".toml":
+		a, diags = ParseAgentTOML(data, path)
+	case ".md":
+		// A directory of agents may hold a README; only files that start
+		// with front matter are agents.
+		if _, _, _, has, _ := splitFrontMatter(string(data)); !has && inDir {
+			return nil, Diagnostics{{File: path, Severity: Warning, Message: "no front matter, so not an agent; skipped"}}
+		}
+		a, diags = ParseAgentMarkdown(data, path)
+	default:
+		return nil, Diagnostics{{File: path, Severity: Error, Message: "agent files end in .toml or .md"}}
+	}
+	if a == nil {
+		return nil, diags
+	}
+	a.Source = source
+	if a.Skill != "" {
+		s, err := ResolveSkill(a.Skill, filepath.Dir(path), opts.SkillDirs)
+		if err != nil {
+			diags = append(diags, Diagnostic{File: path, Line: a.KeyLine("skill"), Key: "skill", Severity: Error, Message: err.Error()})
+		} else {
+			a.SkillDoc = s
+		}
+	}
+	return a, diags
+}
+
+// pathErrText is the error text without the repeated path of a
+// *fs.PathError, since diagnostics already name the file.
+func pathErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,158 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// InitAgentTOML returns a commented agent file in axe's TOML format for
+// `deputy agents init`. It loads and lints clean as written: the model is
+// "inherit" until the user picks one.
+func InitAgentTOML(name string) []byte {
+	return fmt.Appendf(nil, `# deputy agent %[1]s. The format is axe's (github.com/jrswab/axe): an axe
+# agent file works here unchanged. Keys deputy does not use only warn.
+
+name = %[1]s
+description = "What this agent is for, in one line (shown to parent agents)."
+
+# provider/model, for example "openai/gpt-4.1", "anthropic/claude-sonnet-4-5",
+# "ollama/llama3.2" or "<custom provider>/<model>" (see providers in
+# config.yaml). "inherit" uses the parent's model; at the root, the
+# default_model of config.yaml.
+model = "inherit"
+
+system_prompt = """
+You are a careful assistant. Answer briefly and say what you checked.
+"""
+
+# A skill: a path to a SKILL.md (or to a directory holding one), relative to
+# this file, or a bare name found as skills/<name>/SKILL.md under
+# .deputy/ or ~/.config/deputy/.
+# skill = "code-review"
+
+# Files put into the context: globs ("**" crosses directories), resolved
+# against the workdir.
+# files = ["README.md", "docs/**/*.md"]
+
+# Working directory; relative paths are relative to where deputy runs.
+# workdir = ""
+
+# Tools this agent may use (names or groups). Unset means deputy's default.
+# tools = ["read_file", "list_directory"]
+
+# Turn limit (0 means the default of config.yaml).
+# max_turns = 20
+
+# Agents this one may delegate to with the call_agent tool.
+# sub_agents = ["test-runner"]
+
+# [sub_agents_config]
+# max_depth = 3     # 1 to 5
+# parallel = true   # run several call_agent calls at once
+# timeout = 120     # seconds per sub-agent
+
+# [params]
+# temperature = 0.2
+# max_tokens = 4096
+`, tomlQuote(name))
+}
+
+// InitAgentMarkdown returns a commented agent file in Claude Code's
+// Markdown format (YAML front matter, then the system prompt). It loads and
+// lints clean as written.
+func InitAgentMarkdown(name string) []byte {
+	return fmt.Appendf(nil, `---
+name: %[1]s
+description: What this agent is for, in one line (shown to parent agents).
+# provider/model, or "inherit" for the parent's model (at the root, the
+# default_model of config.yaml).
+model: inherit
+# Tools: a list, or a comma-separated string as Claude Code writes it.
+# Leave it out for deputy's default set.
+# tools: read_file, list_directory
+# skill: code-review          # path relative to this file, or a bare name
+# files: ["README.md"]        # globs resolved against the workdir
+# workdir: ""                 # relative to where deputy runs
+# max_turns: 20
+# sub_agents: [test-runner]
+# sub_agents_config: {max_depth: 3, parallel: true, timeout: 120}
+# params: {temperature: 0.2, max_tokens: 4096}
+---
+
+You are a careful assistant. Answer briefly and say what you checked.
+`, strconv.Quote(name))
+}
+
+// tomlQuote writes s as a TOML basic string. Go's %q is not TOML: TOML has
+// no \x or \a escapes, so control characters become \uXXXX.
+func tomlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// InitSettingsYAML returns a commented config.yaml for `deputy config
+// init`. Every value it sets is the default, so it validates and changes
+// nothing until edited.
+func InitSettingsYAML() []byte {
+	return []byte(`# deputy settings. The user file is ~/.config/deputy/config.yaml
+# ($XDG_CONFIG_HOME/deputy/config.yaml); a project's .deputy/config.yaml
+# overrides it key by key. Unknown keys are errors.
+
+# Model of agents that name none, and of "model: inherit" at the root.
+# Written provider/model, for example openai/gpt-4.1.
+default_model: ""
+
+# Named OpenAI-compatible servers, used in model strings as "<name>/<model>".
+providers: {}
+#  local:
+#    type: openai                      # the only type for now
+#    base_url: http://127.0.0.1:8000/v1/
+#    api_key_env: LOCAL_API_KEY        # the variable's name, never the key; empty = no key
+
+concurrency: 8        # model calls in flight across one run tree (at least 1)
+max_turns: 50         # an agent's default turn limit (at least 1)
+
+# Retrying failed model calls. Durations are Go durations (500ms, 2m) or
+# whole seconds.
+retry:
+  max_attempts: 4     # every attempt, the first included (1 = no retry)
+  base_delay: 500ms
+  max_delay: 30s
+  max_elapsed: 2m
+
+stream_idle_timeout: 60s   # cut off a stream silent this long (0 = never)
+
+fetch:
+  allow_hosts: []     # hosts the fetch tool may reach
+
+store:
+  path: ""            # "" = $DEPUTY_DB, else $XDG_DATA_HOME/deputy/deputy.db
+
+agent:
+  subagent:                  # the subagent tool
+    max_depth: 3             # 1-10
+    default_max_turns: 10    # 1-100
+    output_max_size: 4096    # bytes, at least 1024
+    telemetry_enabled: true
+    persistence_enabled: false
+    max_executions: 0        # quotas for one root run's tree; 0 = unlimited
+    max_total_tokens: 0
+    max_total_time: 0        # seconds, or a duration
+    provider: ""             # run sub-agents on another provider/model
+    model: ""
+`)
+}

@@ -1,0 +1,216 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"deputy/llm"
+)
+
+// maxSettingsSize bounds config.yaml.
+const maxSettingsSize = 1 << 20
+
+// Settings is deputy's merged configuration (config.yaml), with defaults
+// filled in for every key no file sets.
+type Settings struct {
+	// DefaultModel is the model of agents that name none, and of
+	// "model: inherit" at the root. "" means none is configured.
+	DefaultModel string
+	// Providers are named custom OpenAI-compatible providers, used in model
+	// strings as "<name>/<model>".
+	Providers map[string]ProviderSettings
+	// Concurrency bounds the model calls in flight across one run tree.
+	Concurrency int
+	// MaxTurns is an agent's default turn limit.
+	MaxTurns int
+	// Retry bounds how failed model calls are repeated.
+	Retry llm.RetryPolicy
+	// StreamIdleTimeout cuts off a stream that sends nothing for this long;
+	// 0 disables the check.
+	StreamIdleTimeout time.Duration
+	Fetch             FetchSettings
+	Store             StoreSettings
+	Agent             AgentSettings
+	// Files lists the settings files that were read, in order.
+	Files []string
+}
+
+// ProviderSettings is one custom provider.
+type ProviderSettings struct {
+	Type      string // only "openai" (any OpenAI-compatible server) for now
+	BaseURL   string
+	APIKeyEnv string // environment variable holding the API key; "" = no key
+}
+
+// FetchSettings configure the fetch tool.
+type FetchSettings struct {
+	// AllowHosts are the hosts the fetch tool may reach; what an empty list
+	// means is the fetch tool's to say.
+	AllowHosts []string
+}
+
+// StoreSettings configure the embedded store.
+type StoreSettings struct {
+	// Path of the SQLite file; "" means the default (see StorePath).
+	Path string
+}
+
+// AgentSettings hold agent-wide settings.
+type AgentSettings struct {
+	Subagent SubagentSettings
+}
+
+// SubagentSettings configure the subagent tool (agent.subagent).
+type SubagentSettings struct {
+	MaxDepth           int // 1-10
+	DefaultMaxTurns    int // 1-100
+	OutputMaxSize      int // bytes, >= 1024
+	TelemetryEnabled   bool
+	PersistenceEnabled bool
+	// Quotas for the whole tree of one root run; 0 means unlimited.
+	MaxExecutions  int
+	MaxTotalTokens int64
+	MaxTotalTime   time.Duration
+	// Provider and Model run sub-agents on another model; both "" means the
+	// parent's.
+	Provider string
+	Model    string
+}
+
+// Defaults of config.yaml.
+const (
+	DefaultConcurrency           = 8
+	DefaultMaxTurns              = 50
+	DefaultStreamIdleTimeout     = 60 * time.Second
+	DefaultSubagentMaxDepth      = 3
+	DefaultSubagentMaxTurns      = 10
+	DefaultSubagentOutputMaxSize = 4096
+	// Limits of agent.subagent, from the subagent tool reference.
+	SubagentMaxDepthLimit    = 10
+	SubagentMaxTurnsLimit    = 100
+	SubagentMinOutputMaxSize = 1024
+)
+
+// DefaultSettings returns the settings in force when no file sets anything.
+func DefaultSettings() *Settings {
+	return &Settings{
+		Providers:   map[string]ProviderSettings{},
+		Concurrency: DefaultConcurrency,
+		MaxTurns:    DefaultMaxTurns,
+		Retry: llm.RetryPolicy{
+			MaxAttempts: 4,
+			BaseDelay:   500 * time.Millisecond,
+			MaxDelay:    30 * time.Second,
+			MaxElapsed:  2 * time.Minute,
+		},
+		StreamIdleTimeout: DefaultStreamIdleTimeout,
+		Agent: AgentSettings{Subagent: SubagentSettings{
+			MaxDepth:         DefaultSubagentMaxDepth,
+			DefaultMaxTurns:  DefaultSubagentMaxTurns,
+			OutputMaxSize:    DefaultSubagentOutputMaxSize,
+			TelemetryEnabled: true,
+		}},
+	}
+}
+
+// SettingsPaths returns the settings files in precedence order, lowest
+// first: the user's config.yaml, then the project's .deputy/config.yaml
+// under cwd.
+func SettingsPaths(cwd string) []string {
+	var paths []string
+	if c := ConfigDir(); c != "" {
+		paths = append(paths, filepath.Join(c, "config.yaml"))
+	}
+	if cwd != "" {
+		paths = append(paths, filepath.Join(cwd, ProjectDirName, "config.yaml"))
+	}
+	return paths
+}
+
+// LoadSettings reads the settings files in paths (lowest precedence first)
+// over the defaults; a later file overrides an earlier one key by key, and
+// a key a file does not set keeps its earlier value. Missing files are
+// skipped. Every problem of every file is collected: the error is then a
+// *ValidationError listing each on its own line, and no settings are
+// returned.
+func LoadSettings(paths []string) (*Settings, error) {
+	s := DefaultSettings()
+	origin := map[string]string{} // key -> file that set it, for checks after merging
+	var diags Diagnostics
+	for _, path := range paths {
+		data, err := readLimited(path, maxSettingsSize)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			diags = append(diags, Diagnostic{File: path, Severity: Error, Message: "cannot read settings: " + err.Error()})
+			continue
+		}
+		f, ds := parseSettingsFile(data, path)
+		diags = append(diags, ds...)
+		if f == nil || ds.HasErrors() {
+			continue
+		}
+		s.Files = append(s.Files, path)
+		f.apply(s, path, origin)
+	}
+	for name, p := range s.Providers {
+		if p.Type == "" {
+			p.Type = "openai" // the only type, so the default
+			s.Providers[name] = p
+		}
+	}
+	if !diags.HasErrors() {
+		diags = append(diags, s.checkMerged(origin)...)
+	}
+	if err := diags.Err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// KnownProvider reports whether name is a built-in or a configured
+// provider; pass it as LintOptions.KnownProvider.
+func (s *Settings) KnownProvider(name string) bool {
+	if IsBuiltinProvider(name) {
+		return true
+	}
+	_, ok := s.Providers[name]
+	return ok
+}
+
+// ProviderNames returns the custom providers' names, sorted.
+func (s *Settings) ProviderNames() []string {
+	return slices.Sorted(maps.Keys(s.Providers))
+}
+
+// SubagentModel returns the "provider/model" sub-agents run on, or "" for
+// the parent's model.
+func (s *Settings) SubagentModel() string {
+	sa := s.Agent.Subagent
+	if sa.Provider != "" {
+		return sa.Provider + "/" + sa.Model
+	}
+	return sa.Model
+}
+
+// StorePath returns the store's SQLite file: store.path when set, else
+// $DEPUTY_DB, else deputy.db in DataDir. It returns "" when none can be
+// determined.
+func (s *Settings) StorePath() string {
+	if s.Store.Path != "" {
+		return expandHome(s.Store.Path)
+	}
+	if p := os.Getenv("DEPUTY_DB"); p != "" {
+		return p
+	}
+	if d := DataDir(); d != "" {
+		return filepath.Join(d, "deputy.db")
+	}
+	return ""
+}

@@ -1,0 +1,268 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// settingsFile is config.yaml as written. Every value is a pointer (or a
+// map) so that merging can tell "not set" from an explicit zero or false.
+type settingsFile struct {
+	DefaultModel      *string                  `yaml:"default_model"`
+	Providers         map[string]*providerFile `yaml:"providers"`
+	Concurrency       *int                     `yaml:"concurrency"`
+	MaxTurns          *int                     `yaml:"max_turns"`
+	Retry             *retryFile               `yaml:"retry"`
+	StreamIdleTimeout *duration                `yaml:"stream_idle_timeout"`
+	Fetch             *fetchFile               `yaml:"fetch"`
+	Store             *storeFile               `yaml:"store"`
+	Agent             *agentFile               `yaml:"agent"`
+}
+
+type providerFile struct {
+	Type      *string `yaml:"type"`
+	BaseURL   *string `yaml:"base_url"`
+	APIKeyEnv *string `yaml:"api_key_env"`
+}
+
+type retryFile struct {
+	MaxAttempts *int      `yaml:"max_attempts"`
+	BaseDelay   *duration `yaml:"base_delay"`
+	MaxDelay    *duration `yaml:"max_delay"`
+	MaxElapsed  *duration `yaml:"max_elapsed"`
+}
+
+type fetchFile struct {
+	AllowHosts *[]string `yaml:"allow_hosts"`
+}
+
+type storeFile struct {
+	Path *string `yaml:"path"`
+}
+
+type agentFile struct {
+	Subagent *subagentFile `yaml:"subagent"`
+}
+
+type subagentFile struct {
+	MaxDepth           *int      `yaml:"max_depth"`
+	DefaultMaxTurns    *int      `yaml:"default_max_turns"`
+	OutputMaxSize      *int      `yaml:"output_max_size"`
+	TelemetryEnabled   *bool     `yaml:"telemetry_enabled"`
+	PersistenceEnabled *bool     `yaml:"persistence_enabled"`
+	MaxExecutions      *int      `yaml:"max_executions"`
+	MaxTotalTokens     *int64    `yaml:"max_total_tokens"`
+	MaxTotalTime       *duration `yaml:"max_total_time"`
+	Provider           *string   `yaml:"provider"`
+	Model              *string   `yaml:"model"`
+}
+
+// duration is a YAML duration: a Go duration string ("500ms", "2m") or a
+// whole number of seconds. (yaml's own time.Duration decoding reads a bare
+// number as nanoseconds, which nobody means in a config file.)
+type duration time.Duration
+
+var durationType = reflect.TypeFor[duration]()
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parseDurationNode(n)
+	if err != nil {
+		return err
+	}
+	*d = duration(v)
+	return nil
+}
+
+func parseDurationNode(n *yaml.Node) (time.Duration, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		secs, err := strconv.ParseInt(n.Value, 0, 64)
+		if err != nil || secs > int64(time.Duration(1<<63-1)/time.Second) || secs < -int64(time.Duration(1<<63-1)/time.Second) {
+			return 0, fmt.Errorf("%q is not a number of seconds deputy can hold", n.Value)
+		}
+		return time.Duration(secs) * time.Second, nil
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		v, err := time.ParseDuration(n.Value)
+		if err == nil {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("must be a duration such as 500ms or 2m, or a number of seconds; got %s", nodeText(n))
+}
+
+// parseSettingsFile decodes one config.yaml strictly: unknown keys and
+// values of the wrong type are errors with line numbers, all of them
+// collected. Values are not range-checked here (see check).
+func parseSettingsFile(data []byte, path string) (*settingsFile, Diagnostics) {
+	sink := &diagSink{file: path}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &settingsFile{}, nil // empty, or only comments
+		}
+		line, msg := yamlErrorLine(err)
+		sink.errorf(line, "", "invalid YAML: %s", msg)
+		return nil, sink.diags
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		sink.errorf(extra.Line, "", "holds more than one YAML document; settings are one mapping")
+		return nil, sink.diags
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
+		return &settingsFile{}, nil
+	}
+	checkNodeType(sink, doc.Content[0], reflect.TypeFor[settingsFile](), "")
+	if sink.diags.HasErrors() {
+		return nil, sink.diags
+	}
+
+	// The walk above already rejected unknown keys with their full dotted
+	// names; KnownFields stays on so that nothing it missed slips through.
+	var f settingsFile
+	strict := yaml.NewDecoder(bytes.NewReader(data))
+	strict.KnownFields(true)
+	if err := strict.Decode(&f); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			for _, e := range te.Errors {
+				line, msg := yamlErrorLine(errors.New(e))
+				sink.errorf(line, "", "%s", msg)
+			}
+		} else {
+			line, msg := yamlErrorLine(err)
+			sink.errorf(line, "", "%s", msg)
+		}
+		return nil, sink.diags
+	}
+	f.check(sink)
+	return &f, sink.diags
+}
+
+// checkNodeType walks node against the Go type t that will receive it,
+// reporting keys t has no field for and scalars of the wrong kind, with
+// the full dotted key and the line. Aliases are left to the decoder.
+func checkNodeType(sink *diagSink, n *yaml.Node, t reflect.Type, key string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return
+	}
+	bad := func(want string) {
+		what := key
+		if what == "" {
+			what = "the settings file"
+		}
+		sink.errorf(n.Line, "", "%s must be %s, got %s", what, want, nodeText(n))
+	}
+	if t == durationType {
+		if _, err := parseDurationNode(n); err != nil {
+			sink.errorf(n.Line, "", "%s %s", key, err.Error())
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			bad("a mapping")
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			sub := joinKey(key, k.Value)
+			field, ok := yamlField(t, k.Value)
+			if k.Kind != yaml.ScalarNode || !ok {
+				sink.errorf(k.Line, "", "unknown key %q", sub)
+				continue
+			}
+			checkNodeType(sink, v, field.Type, sub)
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			bad("a mapping")
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				sink.errorf(k.Line, "", "%s: keys must be plain strings", key)
+				continue
+			}
+			checkNodeType(sink, v, t.Elem(), joinKey(key, k.Value))
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			bad("a list")
+			return
+		}
+		for i, item := range n.Content {
+			checkNodeType(sink, item, t.Elem(), fmt.Sprintf("%s[%d]", key, i))
+		}
+	case reflect.Int, reflect.Int64:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+			bad("an integer")
+			return
+		}
+		if _, err := strconv.ParseInt(n.Value, 0, t.Bits()); err != nil {
+			// yaml accepts 0o, 0x and _ separators; let the decoder judge
+			// those, but catch plain overflow here with a clear message.
+			if ne, ok := err.(*strconv.NumError); ok && errors.Is(ne.Err, strconv.ErrRange) {
+				sink.errorf(n.Line, "", "%s is out of range: %s", key, n.Value)
+			}
+		}
+	case reflect.Bool:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+			bad("true or false")
+		}
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode {
+			bad("a string")
+		}
+	}
+}
+
+// yamlField finds the struct field whose yaml tag is name.
+func yamlField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == name && tag != "" && tag != "-" {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func joinKey(prefix, k string) string {
+	if prefix == "" {
+		return k
+	}
+	return prefix + "." + k
+}
+
+// nodeText describes a node for a message: a scalar quoted (cut short),
+// a collection by kind.
+func nodeText(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	v := n.Value
+	if len(v) > 40 {
+		v = v[:40] + "..."
+	}
+	return strconv.Quote(v)
+}

@@ -1,0 +1,229 @@
+package config
+
+import (
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"deputy/llm"
+)
+
+var envVarNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// check range-checks the values one file sets. Messages are prefixed with
+// the file by the sink and name the key and its range.
+func (f *settingsFile) check(sink *diagSink) {
+	atLeast := func(key string, v *int, lo int) {
+		if v != nil && *v < lo {
+			sink.errorf(0, "", "%s must be at least %d (got %d)", key, lo, *v)
+		}
+	}
+	between := func(key string, v *int, lo, hi int) {
+		if v != nil && (*v < lo || *v > hi) {
+			sink.errorf(0, "", "%s must be between %d and %d (got %d)", key, lo, hi, *v)
+		}
+	}
+	positive := func(key string, d *duration) {
+		if d != nil && *d <= 0 {
+			sink.errorf(0, "", "%s must be positive (got %s)", key, time.Duration(*d))
+		}
+	}
+	notNegative := func(key string, d *duration) {
+		if d != nil && *d < 0 {
+			sink.errorf(0, "", "%s must not be negative (got %s)", key, time.Duration(*d))
+		}
+	}
+
+	atLeast("concurrency", f.Concurrency, 1)
+	atLeast("max_turns", f.MaxTurns, 1)
+	if r := f.Retry; r != nil {
+		atLeast("retry.max_attempts", r.MaxAttempts, 1)
+		positive("retry.base_delay", r.BaseDelay)
+		positive("retry.max_delay", r.MaxDelay)
+		positive("retry.max_elapsed", r.MaxElapsed)
+	}
+	notNegative("stream_idle_timeout", f.StreamIdleTimeout)
+	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
+		for _, h := range *f.Fetch.AllowHosts {
+			if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ \t") {
+				sink.errorf(0, "", "fetch.allow_hosts entries must be host names such as example.com (got %q)", h)
+			}
+		}
+	}
+	if f.DefaultModel != nil {
+		checkModelString(sink, "default_model", *f.DefaultModel)
+	}
+	for _, name := range sortedKeys(f.Providers) {
+		checkProvider(sink, name, f.Providers[name])
+	}
+	if f.Agent != nil && f.Agent.Subagent != nil {
+		sa := f.Agent.Subagent
+		between("agent.subagent.max_depth", sa.MaxDepth, 1, SubagentMaxDepthLimit)
+		between("agent.subagent.default_max_turns", sa.DefaultMaxTurns, 1, SubagentMaxTurnsLimit)
+		atLeast("agent.subagent.output_max_size", sa.OutputMaxSize, SubagentMinOutputMaxSize)
+		if sa.MaxExecutions != nil && *sa.MaxExecutions < 0 {
+			sink.errorf(0, "", "agent.subagent.max_executions must not be negative (got %d)", *sa.MaxExecutions)
+		}
+		if sa.MaxTotalTokens != nil && *sa.MaxTotalTokens < 0 {
+			sink.errorf(0, "", "agent.subagent.max_total_tokens must not be negative (got %d)", *sa.MaxTotalTokens)
+		}
+		notNegative("agent.subagent.max_total_time", sa.MaxTotalTime)
+		if sa.Provider != nil && strings.Contains(*sa.Provider, "/") {
+			sink.errorf(0, "", "agent.subagent.provider must be a provider name without '/' (got %q)", *sa.Provider)
+		}
+	}
+}
+
+// checkModelString checks the form of a model setting; whether its
+// provider exists is checked after merging, when all providers are known.
+func checkModelString(sink *diagSink, key, model string) {
+	if model == "" || model == ModelInherit {
+		return
+	}
+	if _, err := llm.ParseModel(model); err != nil {
+		sink.errorf(0, "", "%s: %s", key, err.Error())
+	}
+}
+
+func checkProvider(sink *diagSink, name string, p *providerFile) {
+	key := "providers." + name
+	switch {
+	case name == "" || strings.ContainsAny(name, "/ \t"):
+		sink.errorf(0, "", "%s: a provider name must be non-empty, without '/' or spaces", key)
+		return
+	case IsBuiltinProvider(name):
+		sink.errorf(0, "", "%s: the name collides with a built-in provider (%s)", key, strings.Join(BuiltinProviders, ", "))
+		return
+	}
+	if p == nil {
+		return
+	}
+	if p.Type != nil && *p.Type != "openai" {
+		sink.errorf(0, "", "%s.type must be \"openai\" (got %q)", key, *p.Type)
+	}
+	if p.BaseURL != nil {
+		u, err := url.Parse(*p.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			sink.errorf(0, "", "%s.base_url must be an http or https URL (got %q)", key, *p.BaseURL)
+		}
+	}
+	// The value is never shown: someone who put the key itself here has
+	// just written a secret into a config file.
+	if p.APIKeyEnv != nil && *p.APIKeyEnv != "" && !envVarNameRE.MatchString(*p.APIKeyEnv) {
+		sink.errorf(0, "", "%s.api_key_env must be the name of an environment variable (letters, digits and '_'), not the key itself", key)
+	}
+}
+
+// apply copies the keys f sets onto s, recording which file set the keys
+// that are checked again after merging.
+func (f *settingsFile) apply(s *Settings, path string, origin map[string]string) {
+	setString := func(dst *string, v *string, key string) {
+		if v != nil {
+			*dst = *v
+			origin[key] = path
+		}
+	}
+	setInt := func(dst *int, v *int) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setDur := func(dst *time.Duration, v *duration) {
+		if v != nil {
+			*dst = time.Duration(*v)
+		}
+	}
+	setBool := func(dst *bool, v *bool) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+
+	setString(&s.DefaultModel, f.DefaultModel, "default_model")
+	for _, name := range sortedKeys(f.Providers) {
+		p := s.Providers[name]
+		if pf := f.Providers[name]; pf != nil {
+			setString(&p.Type, pf.Type, "providers."+name+".type")
+			setString(&p.BaseURL, pf.BaseURL, "providers."+name+".base_url")
+			setString(&p.APIKeyEnv, pf.APIKeyEnv, "providers."+name+".api_key_env")
+		}
+		s.Providers[name] = p
+		origin["providers."+name] = path
+	}
+	setInt(&s.Concurrency, f.Concurrency)
+	setInt(&s.MaxTurns, f.MaxTurns)
+	if r := f.Retry; r != nil {
+		setInt(&s.Retry.MaxAttempts, r.MaxAttempts)
+		setDur(&s.Retry.BaseDelay, r.BaseDelay)
+		setDur(&s.Retry.MaxDelay, r.MaxDelay)
+		setDur(&s.Retry.MaxElapsed, r.MaxElapsed)
+	}
+	setDur(&s.StreamIdleTimeout, f.StreamIdleTimeout)
+	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
+		s.Fetch.AllowHosts = append([]string{}, *f.Fetch.AllowHosts...)
+	}
+	if f.Store != nil {
+		setString(&s.Store.Path, f.Store.Path, "store.path")
+	}
+	if f.Agent != nil && f.Agent.Subagent != nil {
+		sa, dst := f.Agent.Subagent, &s.Agent.Subagent
+		setInt(&dst.MaxDepth, sa.MaxDepth)
+		setInt(&dst.DefaultMaxTurns, sa.DefaultMaxTurns)
+		setInt(&dst.OutputMaxSize, sa.OutputMaxSize)
+		setBool(&dst.TelemetryEnabled, sa.TelemetryEnabled)
+		setBool(&dst.PersistenceEnabled, sa.PersistenceEnabled)
+		setInt(&dst.MaxExecutions, sa.MaxExecutions)
+		if sa.MaxTotalTokens != nil {
+			dst.MaxTotalTokens = *sa.MaxTotalTokens
+		}
+		setDur(&dst.MaxTotalTime, sa.MaxTotalTime)
+		setString(&dst.Provider, sa.Provider, "agent.subagent.provider")
+		setString(&dst.Model, sa.Model, "agent.subagent.model")
+	}
+}
+
+// checkMerged checks what depends on several keys, possibly from several
+// files: providers need a base_url, and models must name a known provider.
+// Each message names the file that set the key last.
+func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
+	var diags Diagnostics
+	errorf := func(key, format string, args ...any) {
+		sink := &diagSink{file: origin[key]}
+		sink.errorf(0, "", format, args...)
+		diags = append(diags, sink.diags...)
+	}
+	for _, name := range s.ProviderNames() {
+		if s.Providers[name].BaseURL == "" {
+			errorf("providers."+name, "providers.%s.base_url is required", name)
+		}
+	}
+	if m := s.DefaultModel; m != "" && m != ModelInherit {
+		if ref, err := llm.ParseModel(m); err == nil && !s.KnownProvider(ref.Provider) {
+			errorf("default_model", "default_model %q names unknown provider %q", m, ref.Provider)
+		}
+	}
+	sa := s.Agent.Subagent
+	switch {
+	case sa.Provider != "" && sa.Model == "":
+		errorf("agent.subagent.provider", "agent.subagent.model is required when agent.subagent.provider is set")
+	case sa.Provider != "" && !s.KnownProvider(sa.Provider):
+		errorf("agent.subagent.provider", "agent.subagent.provider names unknown provider %q", sa.Provider)
+	case sa.Provider == "" && sa.Model != "":
+		ref, err := llm.ParseModel(sa.Model)
+		if err != nil {
+			errorf("agent.subagent.model", "agent.subagent.model: %s (or set agent.subagent.provider)", err.Error())
+		} else if !s.KnownProvider(ref.Provider) {
+			errorf("agent.subagent.model", "agent.subagent.model %q names unknown provider %q", sa.Model, ref.Provider)
+		}
+	}
+	return diags
+}
+
+// sortedKeys returns the keys of m in order, so that diagnostics about map
+// entries come out the same on every run.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

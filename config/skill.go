@@ -1,0 +1,186 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// SkillFileName is the file a skill directory holds.
+const SkillFileName = "SKILL.md"
+
+// maxSkillSize bounds a SKILL.md; a skill is prompt text, and a bigger file
+// is a mistake (or a device file) rather than a skill.
+const maxSkillSize = 1 << 20
+
+// Skill is a SKILL.md: optional front matter (name, description) and the
+// instructions in its body.
+type Skill struct {
+	Name        string
+	Description string
+	Body        string
+	Path        string
+}
+
+// ErrSkillNotFound is matched (errors.Is) by the error of a skill
+// reference that resolves to no file.
+var ErrSkillNotFound = errors.New("skill not found")
+
+// SkillNotFoundError says which skill was missing and where deputy looked.
+type SkillNotFoundError struct {
+	Ref    string
+	Looked []string
+}
+
+func (e *SkillNotFoundError) Error() string {
+	return fmt.Sprintf("skill %q not found (looked in %s)", e.Ref, strings.Join(e.Looked, ", "))
+}
+
+// Is makes errors.Is(err, ErrSkillNotFound) true.
+func (e *SkillNotFoundError) Is(target error) bool { return target == ErrSkillNotFound }
+
+// ResolveSkill finds and reads the skill ref names.
+//
+// ref is either a path to a SKILL.md or to a directory holding one, or a
+// bare name. A path is absolute, or relative to baseDir (the directory of
+// the file that names the skill), then to each of searchDirs (as axe reads
+// "skills/x/SKILL.md" from its config directory). A bare name (no slash,
+// not ending in .md) is also looked up as <dir>/skills/<name>/SKILL.md in
+// each of searchDirs, in order. The first match wins.
+func ResolveSkill(ref, baseDir string, searchDirs []string) (*Skill, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return nil, errors.New("empty skill reference")
+	}
+	p := expandHome(ref)
+	var candidates []string
+	if filepath.IsAbs(p) {
+		candidates = append(candidates, p)
+	} else {
+		if baseDir != "" {
+			candidates = append(candidates, filepath.Join(baseDir, p))
+		}
+		bare := !strings.ContainsAny(ref, `/\`) && !strings.HasSuffix(strings.ToLower(ref), ".md")
+		for _, d := range searchDirs {
+			if bare {
+				candidates = append(candidates, filepath.Join(d, "skills", ref, SkillFileName))
+			} else {
+				candidates = append(candidates, filepath.Join(d, p))
+			}
+		}
+	}
+	var looked []string
+	seen := map[string]bool{}
+	for _, c := range candidates {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		looked = append(looked, c)
+		file, ok := skillFile(c)
+		if !ok {
+			continue
+		}
+		return LoadSkill(file)
+	}
+	return nil, &SkillNotFoundError{Ref: ref, Looked: looked}
+}
+
+// skillFile returns the SKILL.md that path denotes: path itself when it is
+// a regular file, path/SKILL.md when it is a directory holding one.
+func skillFile(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	if fi.IsDir() {
+		path = filepath.Join(path, SkillFileName)
+		if fi, err = os.Stat(path); err != nil {
+			return "", false
+		}
+	}
+	return path, fi.Mode().IsRegular()
+}
+
+// LoadSkill reads and parses the SKILL.md at path.
+func LoadSkill(path string) (*Skill, error) {
+	data, err := readLimited(path, maxSkillSize)
+	if err != nil {
+		return nil, fmt.Errorf("reading skill %s: %w", path, err)
+	}
+	return ParseSkill(data, path)
+}
+
+// ParseSkill parses a SKILL.md. Front matter is optional; of its keys only
+// name and description are read (others, such as license or
+// allowed-tools, belong to other runners and are ignored). A skill without
+// a name is named after its directory.
+func ParseSkill(data []byte, path string) (*Skill, error) {
+	front, body, offset, has, err := splitFrontMatter(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s := &Skill{Path: path, Body: strings.TrimSpace(body)}
+	if has {
+		var meta struct {
+			Name        string `yaml:"name"`
+			Description string `yaml:"description"`
+		}
+		if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
+			line, msg := yamlErrorLine(err)
+			if line > 0 {
+				return nil, fmt.Errorf("%s:%d: invalid YAML front matter: %s", path, line+offset, msg)
+			}
+			return nil, fmt.Errorf("%s: invalid YAML front matter: %s", path, msg)
+		}
+		s.Name, s.Description = strings.TrimSpace(meta.Name), strings.TrimSpace(meta.Description)
+	}
+	if s.Name == "" && path != "" {
+		if filepath.Base(path) == SkillFileName {
+			s.Name = filepath.Base(filepath.Dir(path))
+		} else {
+			s.Name = fileStem(path)
+		}
+	}
+	return s, nil
+}
+
+// readLimited reads a regular file of at most limit bytes. Refusing other
+// kinds of files keeps a reference to a FIFO or device from hanging. The
+// error does not repeat the path; callers name the file themselves.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	tooBig := fmt.Errorf("file is larger than %d bytes", limit)
+	if fi.Size() > limit {
+		return nil, tooBig
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, tooBig
+	}
+	return data, nil
+}

@@ -1,0 +1,206 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+var testSpecOptions = SpecOptions{
+	Reserved:  func(name string) bool { return name == "read_file" || name == "bash" },
+	SkillDirs: []string{"testdata"},
+}
+
+func TestLoadSpecializationsExample(t *testing.T) {
+	path := filepath.Join("..", "docs", "example_subqueries.ini")
+	specs, err := LoadSpecializations(path, testSpecOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Specialization{
+		{
+			ToolName:          "code_review_llm",
+			SystemPromptPatch: "You are a strict code reviewer focused on correctness and maintainability.",
+			SessionID:         "code_review",
+			SkillName:         "code_reviewer",
+			ContextWindow:     8,
+			Section:           "llm_tool_code_review_llm",
+			Line:              21,
+		},
+		{
+			ToolName:          "explorer_llm",
+			SystemPromptPatch: "You explore repository structure and summarize findings with file paths.",
+			SessionID:         "data_explorer",
+			SkillName:         "data_explorer",
+			ContextWindow:     20,
+			Section:           "llm_tool_explorer_llm",
+			Line:              27,
+		},
+	}
+	if d := cmp.Diff(want, specs, cmpopts.IgnoreFields(Specialization{}, "Skill")); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, s := range specs {
+		if s.Skill == nil || s.Skill.Name != s.SkillName || s.Skill.Body == "" {
+			t.Errorf("%s: skill = %+v", s.ToolName, s.Skill)
+		}
+	}
+}
+
+func TestParseSpecializationsValues(t *testing.T) {
+	src := `top = level keys belong to DEFAULT and are ignored
+[server]
+port = 8080
+
+[llm_tool_x]
+system_prompt_patch = Use C# ; keep "quotes" and trailing \
+session_id = s1
+skill = testdata/skills/code_reviewer
+; context_window absent: 0
+
+[llm_tool_y]
+system_prompt_patch = """Two
+lines"""
+session_id = s2
+skill = ./testdata/skills/data_explorer/SKILL.md
+context_window = 0
+`
+	specs, err := ParseSpecializations([]byte(src), "subqueries.ini", testSpecOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 2 {
+		t.Fatalf("got %d specializations, want 2", len(specs))
+	}
+	x, y := specs[0], specs[1]
+	if x.SystemPromptPatch != `Use C# ; keep "quotes" and trailing \` || x.ContextWindow != 0 || x.Line != 5 || x.Skill == nil {
+		t.Errorf("x = %+v", x)
+	}
+	if y.SystemPromptPatch != "Two\nlines" || y.SessionID != "s2" || y.Line != 11 || y.Skill == nil || y.Skill.Name != "data_explorer" {
+		t.Errorf("y = %+v", y)
+	}
+}
+
+func TestParseSpecializationsNone(t *testing.T) {
+	for _, src := range []string{"", "; only comments\n", "[other]\na = b\n"} {
+		specs, err := ParseSpecializations([]byte(src), "f.ini", testSpecOptions)
+		if err != nil || len(specs) != 0 {
+			t.Errorf("%q: %v, %v", src, specs, err)
+		}
+	}
+}
+
+const goodSection = "system_prompt_patch = p\nsession_id = s\nskill = code_reviewer\n"
+
+// Every validation message of the INI loader, exactly.
+func TestParseSpecializationsMessages(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{"empty tool name", "[llm_tool_]\n" + goodSection, []string{"f.ini:1: [llm_tool_]: empty tool name"}},
+		{"missing key", "[llm_tool_x]\nsystem_prompt_patch = p\nskill = code_reviewer\n", []string{`f.ini:1: [llm_tool_x]: missing required key "session_id"`}},
+		{"all keys missing", "\n[llm_tool_x]\n", []string{
+			`f.ini:2: [llm_tool_x]: missing required key "system_prompt_patch"`,
+			`f.ini:2: [llm_tool_x]: missing required key "session_id"`,
+			`f.ini:2: [llm_tool_x]: missing required key "skill"`,
+		}},
+		{"empty key", "[llm_tool_x]\nsystem_prompt_patch = p\nsession_id = s\nskill =   \n", []string{`f.ini:4: [llm_tool_x]: key "skill" must not be empty`}},
+		{"negative context_window", "[llm_tool_x]\n" + goodSection + "context_window = -1\n", []string{`f.ini:5: [llm_tool_x]: context_window must be a non-negative integer, got "-1"`}},
+		{"non-numeric context_window", "[llm_tool_x]\n" + goodSection + "context_window = ten\n", []string{`f.ini:5: [llm_tool_x]: context_window must be a non-negative integer, got "ten"`}},
+		{"empty context_window", "[llm_tool_x]\n" + goodSection + "context_window =\n", []string{`f.ini:5: [llm_tool_x]: context_window must be a non-negative integer, got ""`}},
+		{"duplicate section", "[llm_tool_x]\n" + goodSection + "\n[llm_tool_x]\n" + goodSection, []string{"f.ini:6: [llm_tool_x]: duplicate section (first defined at line 1)"}},
+		{"invalid tool name", "[llm_tool_x y]\n" + goodSection, []string{`f.ini:1: [llm_tool_x y]: "x y" is not a valid tool name (letters, digits, '_' and '-', at most 64 characters)`}},
+		{"tool name too long", "[llm_tool_" + strings.Repeat("a", 65) + "]\n" + goodSection, []string{`f.ini:1: [llm_tool_` + strings.Repeat("a", 65) + `]: "` + strings.Repeat("a", 65) + `" is not a valid tool name (letters, digits, '_' and '-', at most 64 characters)`}},
+		{"collides with llm_query", "[llm_tool_llm_query]\n" + goodSection, []string{`f.ini:1: [llm_tool_llm_query]: tool name "llm_query" collides with a built-in tool`}},
+		{"collides with subagent", "[llm_tool_subagent]\n" + goodSection, []string{`f.ini:1: [llm_tool_subagent]: tool name "subagent" collides with a built-in tool`}},
+		{"collides through Reserved", "[llm_tool_bash]\n" + goodSection, []string{`f.ini:1: [llm_tool_bash]: tool name "bash" collides with a built-in tool`}},
+		{"unknown skill", "[llm_tool_x]\nsystem_prompt_patch = p\nsession_id = s\nskill = nope\n", []string{
+			`f.ini:4: [llm_tool_x]: skill "nope" not found (looked in nope, testdata/skills/nope/SKILL.md)`,
+		}},
+		{"unknown key", "[llm_tool_x]\n" + goodSection + "foo = 1\n", []string{`f.ini:5: [llm_tool_x]: unknown key "foo"`}},
+		{"duplicate key", "[llm_tool_x]\n" + goodSection + "session_id = t\n", []string{`f.ini:5: [llm_tool_x]: duplicate key "session_id" (first defined at line 3)`}},
+		{"syntax error", "[llm_tool_x]\n" + goodSection + "no delimiter here\n", []string{`f.ini:5: invalid INI: key-value delimiter not found: no delimiter here`}},
+		{"unclosed section", "[llm_tool_x\n", []string{"f.ini:1: invalid INI: unclosed section: [llm_tool_x"}},
+		{"every problem collected", "[llm_tool_llm_query]\n" + goodSection + "[llm_tool_a]\nskill = nope\ncontext_window = x\nextra = 1\n[llm_tool_]\n" + goodSection, []string{
+			`f.ini:1: [llm_tool_llm_query]: tool name "llm_query" collides with a built-in tool`,
+			`f.ini:5: [llm_tool_a]: missing required key "system_prompt_patch"`,
+			`f.ini:5: [llm_tool_a]: missing required key "session_id"`,
+			`f.ini:6: [llm_tool_a]: skill "nope" not found (looked in nope, testdata/skills/nope/SKILL.md)`,
+			`f.ini:7: [llm_tool_a]: context_window must be a non-negative integer, got "x"`,
+			`f.ini:8: [llm_tool_a]: unknown key "extra"`,
+			"f.ini:9: [llm_tool_]: empty tool name",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			specs, err := ParseSpecializations([]byte(tt.src), "f.ini", testSpecOptions)
+			if err == nil {
+				t.Fatalf("no error; got %+v", specs)
+			}
+			if specs != nil {
+				t.Error("specializations returned along with an error")
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("error %T is not a *ValidationError", err)
+			}
+			if d := cmp.Diff(strings.Join(tt.want, "\n"), err.Error()); d != "" {
+				t.Errorf("error (-want +got):\n%s", d)
+			}
+			// Deterministic: the same input gives the same error.
+			_, again := ParseSpecializations([]byte(tt.src), "f.ini", testSpecOptions)
+			if again == nil || again.Error() != err.Error() {
+				t.Errorf("second run gave %v", again)
+			}
+		})
+	}
+}
+
+func TestParseSpecializationsSkillRelativeToFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"conf/subqueries.ini":       "[llm_tool_r]\nsystem_prompt_patch = p\nsession_id = s\nskill = skills/mine\n",
+		"conf/skills/mine/SKILL.md": "Mine.\n",
+	})
+	specs, err := LoadSpecializations(filepath.Join(dir, "conf", "subqueries.ini"), SpecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if specs[0].Skill == nil || specs[0].Skill.Body != "Mine." || specs[0].Skill.Name != "mine" {
+		t.Errorf("skill = %+v", specs[0].Skill)
+	}
+}
+
+func TestLoadSpecializationsMissingFile(t *testing.T) {
+	_, err := LoadSpecializations(filepath.Join(t.TempDir(), "none.ini"), SpecOptions{})
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("err = %v, want ErrNotExist", err)
+	}
+}
+
+func TestIniScan(t *testing.T) {
+	src := "\ufeffk = v\n[a]\n  x = 1\n\"q k\" = 2\n- = auto\n- = auto\nm = `multi\n[not a section]\n`\n[b]\n- = again\n"
+	secs, errLine := iniScan(src)
+	want := []iniSection{
+		{name: "a", line: 2, keys: []iniKey{{"x", 3}, {"q k", 4}, {"#1", 5}, {"#2", 6}, {"m", 7}}},
+		{name: "b", line: 10, keys: []iniKey{{"#1", 11}}},
+	}
+	if errLine != 0 {
+		t.Errorf("errLine = %d", errLine)
+	}
+	if d := cmp.Diff(want, secs, cmp.AllowUnexported(iniSection{}, iniKey{})); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for src, line := range map[string]int{"[a]\nx\n": 2, "[]\n": 1, "[a\n": 1, "a = \"\"\"x\n": 1, "= v\n": 1} {
+		if _, got := iniScan(src); got != line {
+			t.Errorf("iniScan(%q) error line = %d, want %d", src, got, line)
+		}
+	}
+}
