@@ -1,0 +1,52 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"deputy/tool"
+)
+
+type writeFileArgs struct {
+	Path    string `json:"path" jsonschema:"file to write, relative to the working directory; missing parent directories are created"`
+	Content string `json:"content" jsonschema:"the complete new content of the file"`
+}
+
+func writeFileTool(e *env) tool.Tool {
+	return tool.New(WriteFile,
+		"Create a file or replace its whole content. For a small change to an existing file prefer edit_file.",
+		e.writeFile)
+}
+
+func (e *env) writeFile(_ context.Context, a writeFileArgs) (tool.Result, error) {
+	if a.Path == "" {
+		return tool.Errorf("path must not be empty"), nil
+	}
+	p, err := e.confine(a.Path)
+	if err != nil {
+		return pathError(err), nil
+	}
+	shown := e.rel(p)
+	verb := "created"
+	mode := fs.FileMode(0o644)
+	switch fi, err := os.Stat(p); {
+	case err == nil && fi.IsDir():
+		return tool.Errorf("%s is a directory", shown), nil
+	case err == nil:
+		verb, mode = "overwrote", fi.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return fileError(shown, err), nil
+	}
+	// Confine resolved every existing link and the rest of the path does
+	// not exist yet, so the directories made here are inside the workdir.
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fileError(filepath.ToSlash(filepath.Dir(shown)), err), nil
+	}
+	if err := os.WriteFile(p, []byte(a.Content), mode); err != nil {
+		return fileError(shown, err), nil
+	}
+	return tool.Text(verb + " " + shown + " (" + plural(len(a.Content), "byte", "bytes") + ")"), nil
+}
