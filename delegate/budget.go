@@ -1,0 +1,151 @@
+package delegate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"deputy/llm"
+)
+
+// Quotas bound one root run's whole tree. Zero means unlimited.
+type Quotas struct {
+	// MaxExecutions bounds the children spawned in the tree, failed ones
+	// included.
+	MaxExecutions int
+	// MaxTotalTokens bounds the tokens of every model call in the tree.
+	MaxTotalTokens int64
+	// MaxTotalTime bounds the wall time from the root's start.
+	MaxTotalTime time.Duration
+}
+
+// ErrQuota matches every quota refusal and budget stop (errors.Is).
+var ErrQuota = errors.New("resource quota exceeded")
+
+// QuotaError says which quota ran out and by how much.
+type QuotaError struct {
+	Quota string // max_executions, max_total_tokens, max_total_time
+	Limit string
+	Used  string
+}
+
+func (e *QuotaError) Error() string {
+	return fmt.Sprintf("Resource quota exceeded: %s is %s and %s", e.Quota, e.Limit, e.Used)
+}
+
+func (e *QuotaError) Is(target error) bool { return target == ErrQuota }
+
+// Tree is the state shared by every run of one root run: its quotas and
+// what has been spent against them, and the bound on model calls in flight.
+// It is safe for concurrent use.
+type Tree struct {
+	RootID string
+	start  time.Time
+	quotas Quotas
+	// calls bounds the model calls in flight across the tree. A model
+	// call never waits on a child, so holding a slot cannot deadlock the
+	// way holding one per running child would.
+	calls chan struct{}
+
+	mu     sync.Mutex
+	spawns int
+	usage  llm.Usage
+}
+
+func newTree(rootID string, quotas Quotas, concurrency int) *Tree {
+	if concurrency < 1 {
+		concurrency = DefaultConcurrency
+	}
+	return &Tree{RootID: rootID, start: time.Now(), quotas: quotas, calls: make(chan struct{}, concurrency)}
+}
+
+// reserveSpawn takes one execution from the quota before a child exists,
+// atomically, so parallel spawns cannot overshoot; it refuses when any
+// quota is already spent.
+func (t *Tree) reserveSpawn() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	q := t.quotas
+	if q.MaxExecutions > 0 && t.spawns >= q.MaxExecutions {
+		return &QuotaError{Quota: "max_executions", Limit: fmt.Sprint(q.MaxExecutions),
+			Used: fmt.Sprintf("%d sub-agents have already been spawned in this run", t.spawns)}
+	}
+	if err := t.spentLocked(); err != nil {
+		return err
+	}
+	t.spawns++
+	return nil
+}
+
+func (t *Tree) spentLocked() error {
+	q := t.quotas
+	if q.MaxTotalTokens > 0 && t.usage.Total() >= q.MaxTotalTokens {
+		return &QuotaError{Quota: "max_total_tokens", Limit: fmt.Sprint(q.MaxTotalTokens),
+			Used: fmt.Sprintf("%d tokens have been used in this run", t.usage.Total())}
+	}
+	if q.MaxTotalTime > 0 {
+		if el := time.Since(t.start); el >= q.MaxTotalTime {
+			return &QuotaError{Quota: "max_total_time", Limit: fmt.Sprintf("%gs", q.MaxTotalTime.Seconds()),
+				Used: fmt.Sprintf("%.1fs have passed in this run", el.Seconds())}
+		}
+	}
+	return nil
+}
+
+// addUsage counts one model call. For a child run it returns a QuotaError
+// once the token quota is spent, which stops that child; the root is never
+// stopped by the tree's quotas, only refused further spawns.
+func (t *Tree) addUsage(u llm.Usage, child bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.usage = t.usage.Add(u)
+	if !child || t.quotas.MaxTotalTokens <= 0 || t.usage.Total() < t.quotas.MaxTotalTokens {
+		return nil
+	}
+	return t.spentLocked()
+}
+
+// Spawns returns how many children were reserved so far.
+func (t *Tree) Spawns() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.spawns
+}
+
+// Usage returns the tokens of every model call in the tree so far.
+func (t *Tree) Usage() llm.Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.usage
+}
+
+// deadline narrows d to what the tree's time quota leaves.
+func (t *Tree) deadline(d time.Time) time.Time {
+	if t.quotas.MaxTotalTime <= 0 {
+		return d
+	}
+	end := t.start.Add(t.quotas.MaxTotalTime)
+	if d.IsZero() || end.Before(d) {
+		return end
+	}
+	return d
+}
+
+// boundedProvider takes a slot of the tree's model-call bound around each
+// call: queued, never refused.
+type boundedProvider struct {
+	llm.Provider
+	calls chan struct{}
+}
+
+func (p boundedProvider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (*llm.Response, error) {
+	select {
+	case p.calls <- struct{}{}:
+	case <-ctx.Done():
+		return nil, llm.Classify(ctx, p.Name(), ctx.Err())
+	}
+	defer func() { <-p.calls }()
+	return p.Provider.Generate(ctx, req, onEvent)
+}

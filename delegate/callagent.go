@@ -1,0 +1,112 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"deputy/config"
+	"deputy/llm"
+	"deputy/tool"
+)
+
+// call_agent: delegation to a named agent (call-agent-pattern.md). The
+// child gets its own system prompt, skill and files plus the task and
+// context, nothing of the caller's history; the caller gets the child's
+// final text, or the spec's error line.
+
+type callAgentTool struct {
+	e      *Engine
+	caller *config.Agent
+	spec   llm.ToolSpec
+}
+
+type callAgentArgs struct {
+	Agent   string `json:"agent"`
+	Task    string `json:"task"`
+	Context string `json:"context"`
+}
+
+func (e *Engine) callAgentTool(caller *config.Agent) *callAgentTool {
+	var desc strings.Builder
+	desc.WriteString("Delegate a task to a sub-agent. The sub-agent runs independently with its own context and returns only its final result.")
+	desc.WriteString("\n\nAvailable agents:")
+	for _, name := range caller.SubAgents {
+		fmt.Fprintf(&desc, "\n- %s", name)
+		if a, ok := e.Agents.Get(name); ok && a.Description != "" {
+			fmt.Fprintf(&desc, ": %s", a.Description)
+		}
+	}
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"agent": map[string]any{"type": "string", "enum": caller.SubAgents,
+				"description": "Name of the sub-agent (must be in this agent's sub_agents list)"},
+			"task":    map[string]any{"type": "string", "description": "What you need the sub-agent to do"},
+			"context": map[string]any{"type": "string", "description": "Additional context from your conversation to pass along"},
+		},
+		"required": []string{"agent", "task"},
+	}
+	raw, _ := json.Marshal(schema)
+	return &callAgentTool{e: e, caller: caller, spec: llm.ToolSpec{Name: ToolCallAgent, Description: desc.String(), Parameters: raw}}
+}
+
+func (t *callAgentTool) Spec() llm.ToolSpec { return t.spec }
+
+func (t *callAgentTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
+	var in callAgentArgs
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return tool.Errorf("Error: invalid arguments for call_agent: %v", err), nil
+	}
+	allowed := t.caller.SubAgents
+	if !contains(allowed, in.Agent) {
+		return tool.Errorf("Error: %q is not one of this agent's sub-agents. Allowed agents: %s.", in.Agent, strings.Join(allowed, ", ")), nil
+	}
+	if strings.TrimSpace(in.Task) == "" {
+		return tool.Errorf("Error: call_agent needs a non-empty task for sub-agent %q.", in.Agent), nil
+	}
+	env := t.e.callAgent(ctx, t.caller, in)
+	if env.OK() {
+		return tool.Text(env.Output), nil
+	}
+	return tool.Errorf("Error: sub-agent %q failed — %s. You may retry or proceed without this result.", in.Agent, env.Error), nil
+}
+
+// callAgent spawns the named child under the caller's scope. The caller's
+// [sub_agents_config] governs the child's timeout; the child's own
+// definition governs everything else, its own children included.
+func (e *Engine) callAgent(ctx context.Context, caller *config.Agent, in callAgentArgs) *Envelope {
+	parent := ScopeFrom(ctx)
+	child, ok := e.Agents.Get(in.Agent)
+	if !ok || parent == nil {
+		err := fmt.Errorf("no agent named %q is defined", in.Agent)
+		return &Envelope{Kind: KindCallAgent, Label: in.Agent, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	model := child.Model
+	if child.InheritsModel() {
+		model = parent.Model
+	}
+	workdir := parent.Workdir
+	if child.Workdir != "" {
+		workdir = child.ResolveWorkdir(parent.Workdir)
+	}
+	r, err := e.agentRun(child, KindCallAgent, model, workdir, in.Task, in.Context, nil)
+	if err != nil {
+		return &Envelope{Kind: KindCallAgent, Label: in.Agent, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	r.timeout = caller.SubAgentsConfig.Timeout
+	if r.timeout <= 0 {
+		r.timeout = config.DefaultSubAgentTimeout
+	}
+	return e.spawn(ctx, r)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,383 @@
+// Package delegate is deputy's delegation engine and its three front
+// doors. The engine owns what every kind of child shares: its scope (depth,
+// kind, tools, deadline), the budget of the whole tree, the central policy
+// guard, spawning and cancelling, the result envelope, events and recording
+// in the ledger. A front door (call_agent, subagent, llm_query and its INI
+// specializations) only parses its tool's arguments, describes the child,
+// and renders the envelope the way its spec says.
+package delegate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"deputy/agent"
+	"deputy/config"
+	"deputy/llm"
+	"deputy/store"
+	"deputy/tool"
+)
+
+// DefaultConcurrency bounds the model calls in flight in one tree when
+// Options.Concurrency is 0.
+const DefaultConcurrency = 8
+
+// Models turns a "provider/model" string into a provider.
+type Models interface {
+	ForModel(model string) (llm.Provider, llm.ModelRef, error)
+}
+
+// Agents finds agent definitions by name.
+type Agents interface {
+	Get(name string) (*config.Agent, bool)
+}
+
+// Tools returns every built-in tool, confined to workdir. The engine
+// narrows it to what each run may use.
+type Tools func(workdir string) *tool.Registry
+
+// Options are the engine's settings.
+type Options struct {
+	// Concurrency bounds the model calls in flight across one tree
+	// (queued, not refused). 0 means DefaultConcurrency.
+	Concurrency int
+	// MaxTurns is the turn limit of agents that name none; 0 = 50.
+	MaxTurns int
+	// DefaultModel is used by a root agent that names no model.
+	DefaultModel string
+	Subagent     SubagentOptions
+	Quotas       Quotas
+	// Specializations are the [llm_tool_*] tools offered to root agents.
+	Specializations []config.Specialization
+	// DefaultTools are the built-in tools of an agent whose config names
+	// none.
+	DefaultTools []string
+}
+
+// SubagentOptions are the agent.subagent settings.
+type SubagentOptions struct {
+	MaxDepth        int // 1-10, default 3
+	DefaultMaxTurns int // 1-100, default 10
+	OutputMaxSize   int // >= 1024, default 4096
+	// Persist stores every sub-agent conversation in the ledger.
+	Persist bool
+	// Model runs sub-agents on another "provider/model"; "" = the caller's.
+	Model string
+}
+
+// Engine runs agents and their trees of children. Its fields are set
+// before the first Run and not changed afterwards; one Engine serves any
+// number of concurrent runs.
+type Engine struct {
+	Agents Agents
+	Models Models
+	Tools  Tools
+	// Ledger records runs, messages and events; nil records nothing and
+	// keeps subquery sessions in memory.
+	Ledger    *store.Store
+	Listeners []Listener
+	// Logger receives the engine's own warnings (a failed ledger write);
+	// nil discards them.
+	Logger *slog.Logger
+	Options
+
+	sessions memSessions
+}
+
+// RunRequest asks for a root run of an agent.
+type RunRequest struct {
+	Agent *config.Agent
+	Task  string
+	// Context is added after the task (piped stdin).
+	Context string
+	// History is an earlier conversation the run continues.
+	History []llm.Message
+	// Model overrides the agent's model.
+	Model   string
+	Workdir string
+	// OnText, when set, receives the root's answer as it streams.
+	OnText func(string)
+	// Subagents, when set, overrides whether the root may use subagent
+	// (chat's /subagents on|off); nil follows the agent's tools.
+	Subagents *bool
+	// SessionID is recorded on the root run.
+	SessionID string
+}
+
+// run is everything needed to execute one scope, root or child.
+type run struct {
+	kind     Kind
+	label    string
+	agent    *config.Agent
+	system   string
+	messages []llm.Message
+	// historyLen is how many of messages are earlier history, recorded
+	// by the runs that produced them.
+	historyLen int
+	task       string
+	// base is the run's own tools (no delegation tools).
+	base       *tool.Registry
+	model      string
+	params     llm.Params
+	maxTurns   int
+	timeout    time.Duration
+	workdir    string
+	subagentOn bool
+	// queryTools are the llm_query tools the run is offered (root only).
+	queryTools []string
+	onText     func(string)
+	sessionID  string
+	// summary is the subagent's summary prompt: one more model call,
+	// without tools, whose answer is the output.
+	summary string
+	// quiet runs record their run row but not their conversation.
+	quiet bool
+}
+
+// Run runs a root agent to its final answer and returns its envelope, with
+// the tree of its children. It never panics on bad input: a problem with
+// the request is an envelope with status error and Err set.
+func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
+	r, err := e.rootRun(req)
+	if err != nil {
+		return &Envelope{Kind: KindRoot, Label: req.Agent.Name, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	id := store.NewID()
+	tree := newTree(id, e.Quotas, e.Concurrency)
+	return e.execute(ctx, nil, tree, id, r)
+}
+
+// spawn runs a child of the scope in ctx. It reserves the child against
+// the tree's quotas first; a refusal is an envelope with StatusBudget and
+// the child never exists.
+func (e *Engine) spawn(ctx context.Context, r run) *Envelope {
+	parent := ScopeFrom(ctx)
+	if parent == nil {
+		err := errors.New("delegation outside a run: no caller scope")
+		return &Envelope{Kind: r.kind, Label: r.label, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	if err := parent.tree.reserveSpawn(); err != nil {
+		env := &Envelope{Kind: r.kind, Label: r.label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
+		ev := scopeEvent(EventQuotaExceeded, parent)
+		ev.ParentID, ev.Kind, ev.Depth = parent.RunID, r.kind, parent.Depth+1
+		ev.Label, ev.Error, ev.Quota = r.label, err.Error(), quotaName(err)
+		e.emit(ev)
+		return env
+	}
+	return e.execute(ctx, parent, parent.tree, store.NewID(), r)
+}
+
+func quotaName(err error) string {
+	var q *QuotaError
+	if errors.As(err, &q) {
+		return q.Quota
+	}
+	return ""
+}
+
+// execute runs one scope: resolve its model, build its tools and guard,
+// record it, run the turn loop (and a subagent's summary call), and build
+// its envelope.
+func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id string, r run) *Envelope {
+	start := time.Now()
+	s := &Scope{RunID: id, RootID: tree.RootID, Kind: r.kind, Label: r.label, Workdir: r.workdir, Started: start,
+		Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree}
+	if parent != nil {
+		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
+	}
+	env := &Envelope{RunID: id, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Model: r.model, Depth: s.Depth, StartedAt: start}
+
+	provider, ref, err := e.Models.ForModel(r.model)
+	if err != nil {
+		e.finishEarly(env, s, err)
+		if parent != nil {
+			parent.addChild(env)
+		}
+		return env
+	}
+	provider = boundedProvider{Provider: provider, calls: tree.calls}
+
+	// A child's deadline is its own timeout, bounded by what its parent and
+	// the tree's time quota leave.
+	deadline := time.Time{}
+	if r.timeout > 0 {
+		deadline = start.Add(r.timeout)
+	}
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	if parent != nil {
+		deadline = tree.deadline(deadline)
+	}
+	s.Deadline = deadline
+	runCtx, cancel := context.WithCancel(ctx)
+	if !deadline.IsZero() {
+		runCtx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	defer cancel()
+	runCtx = WithScope(runCtx, s)
+
+	tools := e.toolsFor(s, r)
+	policy := e.policyFor(s, tools)
+	e.record(ctx, s, r, start)
+	if parent != nil {
+		ev := scopeEvent(EventSpawn, s)
+		ev.MaxTurns, ev.AllowedTools = r.maxTurns, tools.Names()
+		e.emit(ev)
+	}
+
+	spec := agent.Spec{
+		Name:            r.label,
+		Provider:        provider,
+		Model:           ref.Model,
+		System:          r.system,
+		Messages:        r.messages,
+		Tools:           tools,
+		Params:          r.params,
+		MaxTurns:        r.maxTurns,
+		ToolConcurrency: e.toolConcurrency(r),
+		Guard:           e.guard(s, policy),
+		AfterModelCall: func(_ context.Context, u llm.Usage) error {
+			return tree.addUsage(u, parent != nil)
+		},
+		OnEvent: e.loopListener(ctx, s, r),
+	}
+	if r.onText != nil {
+		spec.Stream = true
+	}
+	res, runErr := agent.Run(runCtx, spec)
+	env.Turns, env.Usage, env.Output, env.Messages = res.Turns, res.Usage, res.Output, res.Messages
+	if errors.Is(runErr, agent.ErrMaxTurns) {
+		env.MaxTurnsReached = true
+	}
+	if r.summary != "" && (runErr == nil || errors.Is(runErr, agent.ErrMaxTurns)) {
+		out, u, err := e.summarize(runCtx, spec, res.Messages, r.summary)
+		env.Usage = env.Usage.Add(u)
+		env.Output = out
+		if err != nil {
+			runErr = err
+		}
+	}
+	e.finish(ctx, env, s, runCtx, runErr, start)
+	if parent != nil {
+		parent.addChild(env)
+	}
+	return env
+}
+
+// summarize makes the subagent's closing call: the conversation so far,
+// the summary prompt, no tools. Its answer is the output.
+func (e *Engine) summarize(ctx context.Context, spec agent.Spec, history []llm.Message, prompt string) (string, llm.Usage, error) {
+	spec.Tools = nil
+	spec.MaxTurns = 1
+	spec.Messages = append(append([]llm.Message(nil), history...), llm.UserMessage(prompt))
+	spec.Stream = false
+	res, err := agent.Run(ctx, spec)
+	return res.Output, res.Usage, err
+}
+
+func (e *Engine) toolConcurrency(r run) int {
+	if r.agent != nil && !r.agent.SubAgentsConfig.Parallel {
+		return 1
+	}
+	if e.Concurrency > 0 {
+		return e.Concurrency
+	}
+	return DefaultConcurrency
+}
+
+// finish fills the envelope from how the run ended, records it and tells
+// the listeners.
+func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx context.Context, err error, start time.Time) {
+	children, childUse := s.snapshot()
+	env.Children = children
+	env.TreeUsage = env.Usage.Add(childUse)
+	env.Duration = time.Since(start)
+	env.DurationMS = env.Duration.Milliseconds()
+	env.Err = err
+	env.Status = statusOf(ctx, runCtx, err)
+	if err != nil {
+		env.Error = reasonOf(env.Status, err, s)
+	}
+	e.recordFinish(ctx, env, s)
+	if s.ParentID == "" {
+		return
+	}
+	ev := scopeEvent(EventComplete, s)
+	ev.Turns, ev.Usage, ev.Tokens, ev.Duration, ev.Status = env.Turns, env.Usage, env.TreeUsage.Total(), env.Duration, env.Status
+	ev.Complete = env.Status == StatusOK
+	if env.MaxTurnsReached {
+		mt := scopeEvent(EventMaxTurnsExceeded, s)
+		var m *agent.MaxTurnsError
+		if errors.As(err, &m) {
+			mt.MaxTurns = m.Limit
+		}
+		e.emit(mt)
+	}
+	switch env.Status {
+	case StatusOK:
+	case StatusMaxTurns:
+		// A max-turns child still answers (a subagent through its summary);
+		// it completes, incompletely.
+	case StatusBudget:
+		q := scopeEvent(EventQuotaExceeded, s)
+		q.Error, q.Quota = env.Error, quotaName(err)
+		e.emit(q)
+		fallthrough
+	default:
+		ev.Type, ev.Error = EventError, env.Error
+	}
+	e.emit(ev)
+}
+
+// finishEarly ends a run that could not start (its model did not resolve).
+func (e *Engine) finishEarly(env *Envelope, s *Scope, err error) {
+	env.Status, env.Error, env.Err = StatusError, err.Error(), err
+	env.DurationMS = time.Since(env.StartedAt).Milliseconds()
+	if s.ParentID != "" {
+		ev := scopeEvent(EventError, s)
+		ev.Error = env.Error
+		e.emit(ev)
+	}
+}
+
+func statusOf(ctx, runCtx context.Context, err error) Status {
+	switch {
+	case err == nil:
+		return StatusOK
+	case errors.Is(err, ErrQuota):
+		return StatusBudget
+	case errors.Is(err, agent.ErrMaxTurns):
+		return StatusMaxTurns
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
+		return StatusCancelled
+	case runCtx.Err() != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		return StatusTimeout
+	case errors.Is(err, llm.ErrCanceled):
+		return StatusCancelled
+	}
+	return StatusError
+}
+
+func reasonOf(st Status, err error, s *Scope) string {
+	switch st {
+	case StatusTimeout:
+		if !s.Deadline.IsZero() {
+			return fmt.Sprintf("timed out after %s", roundDur(s.Deadline.Sub(s.Started)))
+		}
+		return "timed out"
+	case StatusCancelled:
+		return "cancelled"
+	}
+	return err.Error()
+}
+
+func roundDur(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Millisecond)
+}

@@ -1,0 +1,59 @@
+package delegate
+
+import (
+	"time"
+
+	"deputy/llm"
+)
+
+// Status is how a delegated run ended.
+type Status string
+
+const (
+	StatusOK        Status = "ok"
+	StatusError     Status = "error"
+	StatusTimeout   Status = "timeout"
+	StatusCancelled Status = "cancelled"
+	// StatusBudget: a budget or quota of the tree ran out, before the spawn
+	// (the child never ran) or while the child ran.
+	StatusBudget Status = "budget_exhausted"
+	// StatusMaxTurns: the child used its turns without a final answer.
+	StatusMaxTurns Status = "max_turns"
+)
+
+// Envelope is the one result of a run, whatever happened. Front doors
+// render it the way their spec says; `deputy run --json` shows the tree of
+// them.
+type Envelope struct {
+	RunID    string `json:"run_id,omitempty"`
+	ParentID string `json:"parent_id,omitempty"`
+	Kind     Kind   `json:"kind"`
+	Label    string `json:"label"`
+	Model    string `json:"model,omitempty"`
+	Depth    int    `json:"depth"`
+	Status   Status `json:"status"`
+	Output   string `json:"output"`
+	// Error is the reason a run did not end ok, in words a model can read.
+	Error string `json:"error,omitempty"`
+	// Err is the error behind Error, for errors.Is; not serialised.
+	Err error `json:"-"`
+	// Usage is this run's own model calls; TreeUsage adds every
+	// descendant's. In JSON, "usage" is the rolled-up figure, so that at
+	// every node of the tree it includes the children.
+	Usage     llm.Usage `json:"own_usage"`
+	TreeUsage llm.Usage `json:"usage"`
+	// Turns counts this run's model calls (a subagent's summary call
+	// excluded).
+	Turns           int           `json:"turns"`
+	MaxTurnsReached bool          `json:"max_turns_reached,omitempty"`
+	StartedAt       time.Time     `json:"started_at"`
+	Duration        time.Duration `json:"-"`
+	DurationMS      int64         `json:"duration_ms"`
+	Children        []*Envelope   `json:"children,omitempty"`
+	// Messages is the conversation of this run (not serialised; the
+	// ledger has it).
+	Messages []llm.Message `json:"-"`
+}
+
+// OK reports whether the run ended with a final answer.
+func (e *Envelope) OK() bool { return e.Status == StatusOK }

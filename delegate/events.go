@@ -1,0 +1,81 @@
+package delegate
+
+import (
+	"time"
+
+	"deputy/agent"
+	"deputy/llm"
+)
+
+// EventType names what happened. The first six are the subagent
+// reference's telemetry events; the engine emits them for every kind of
+// child, and telemetry renders each kind its own way.
+type EventType string
+
+const (
+	EventSpawn            EventType = "spawn"
+	EventComplete         EventType = "complete"
+	EventError            EventType = "error"
+	EventMaxTurnsExceeded EventType = "max_turns_exceeded"
+	EventTruncation       EventType = "truncation"
+	EventDepthLimit       EventType = "depth_limit"
+	// EventQuotaExceeded: a spawn was refused, or a child stopped, because
+	// a quota of the tree ran out.
+	EventQuotaExceeded EventType = "quota_exceeded"
+	// EventRefused: the guard refused a tool call (other than depth_limit).
+	EventRefused EventType = "refused"
+	// EventProgress wraps an event of a run's turn loop (Agent set): model
+	// calls, tool calls, streamed text. It is for live progress and is not
+	// stored.
+	EventProgress EventType = "progress"
+)
+
+// Event is one thing the engine reports. Fields not relevant to Type are
+// zero.
+type Event struct {
+	Type     EventType
+	Time     time.Time
+	RunID    string
+	ParentID string
+	RootID   string
+	Kind     Kind
+	Depth    int
+	Label    string
+	Model    string
+
+	MaxTurns     int
+	AllowedTools []string
+	Turns        int
+	// Usage is the run's own; Tokens is the run's whole subtree.
+	Usage         llm.Usage
+	Tokens        int64
+	Duration      time.Duration
+	Status        Status
+	Complete      bool
+	Error         string
+	Tool          string
+	MaxDepth      int
+	OriginalSize  int
+	TruncatedSize int
+	Quota         string
+
+	Agent *agent.Event
+}
+
+// Listener receives events. It is called synchronously from the runs'
+// goroutines, concurrently, and must be quick and safe for concurrent use.
+type Listener func(Event)
+
+func (e *Engine) emit(ev Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	e.storeEvent(ev)
+	for _, l := range e.Listeners {
+		l(ev)
+	}
+}
+
+func scopeEvent(t EventType, s *Scope) Event {
+	return Event{Type: t, RunID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Kind: s.Kind, Depth: s.Depth, Label: s.Label, Model: s.Model}
+}

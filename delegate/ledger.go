@@ -1,0 +1,128 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"deputy/agent"
+	"deputy/llm"
+	"deputy/store"
+)
+
+// The ledger is written as a run goes, each write synchronous with the
+// step it records, so a process killed mid-run leaves every completed
+// message on disk. Writes use a context that outlives cancellation: a
+// cancelled run is still recorded as cancelled. A failed write is logged,
+// never fatal to the run.
+
+func (e *Engine) record(ctx context.Context, s *Scope, r run, start time.Time) {
+	if e.Ledger == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	row := &store.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
+		Depth: s.Depth, Model: s.Model, Status: "running", StartedAt: start, Task: r.task, SessionID: r.sessionID}
+	if err := e.Ledger.CreateRun(ctx, row); err != nil {
+		e.warn("ledger: recording run", s, err)
+		return
+	}
+	if r.quiet {
+		return
+	}
+	for i, m := range r.messages[r.historyLen:] {
+		e.appendMessage(ctx, s, i+1, m, llm.Usage{})
+	}
+}
+
+func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
+	if e.Ledger == nil {
+		return
+	}
+	row := &store.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
+		Depth: s.Depth, Model: s.Model, Status: string(env.Status), Error: env.Error, StartedAt: env.StartedAt,
+		FinishedAt: env.StartedAt.Add(env.Duration), InputTokens: env.Usage.InputTokens, OutputTokens: env.Usage.OutputTokens,
+		TreeInputTokens: env.TreeUsage.InputTokens, TreeOutputTokens: env.TreeUsage.OutputTokens, Turns: env.Turns, Output: env.Output}
+	if err := e.Ledger.FinishRun(context.WithoutCancel(ctx), row); err != nil {
+		e.warn("ledger: finishing run", s, err)
+	}
+}
+
+func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Message, u llm.Usage) {
+	row := &store.Message{RunID: s.RunID, Seq: seq, Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID,
+		ToolName: m.ToolName, IsError: m.IsError, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CreatedAt: time.Now()}
+	if len(m.ToolCalls) > 0 {
+		row.ToolCalls, _ = json.Marshal(m.ToolCalls)
+	}
+	if err := e.Ledger.AppendMessage(ctx, row); err != nil {
+		e.warn("ledger: recording message", s, err)
+	}
+}
+
+// loopListener turns a run's loop events into engine progress events and
+// ledger rows.
+func (e *Engine) loopListener(ctx context.Context, s *Scope, r run) func(agent.Event) {
+	seq := len(r.messages) - r.historyLen
+	var lastUsage llm.Usage
+	ledgerCtx := context.WithoutCancel(ctx)
+	return func(ev agent.Event) {
+		switch ev.Kind {
+		case agent.EventTextDelta:
+			if r.onText != nil {
+				r.onText(ev.Text)
+			}
+		case agent.EventModelEnd:
+			lastUsage = ev.Usage
+		case agent.EventMessage:
+			if e.Ledger != nil && !r.quiet {
+				seq++
+				u := llm.Usage{}
+				if ev.Message.Role == llm.RoleAssistant {
+					u = lastUsage
+				}
+				e.appendMessage(ledgerCtx, s, seq, *ev.Message, u)
+			}
+		}
+		if len(e.Listeners) > 0 {
+			pe := scopeEvent(EventProgress, s)
+			pe.Agent = &ev
+			e.emit(pe)
+		}
+	}
+}
+
+// storeEvent writes an engine event to the ledger.
+func (e *Engine) storeEvent(ev Event) {
+	if e.Ledger == nil || ev.Type == EventProgress || ev.RunID == "" {
+		return
+	}
+	fields := map[string]any{"kind": ev.Kind, "depth": ev.Depth, "label": ev.Label}
+	add := func(k string, v any, ok bool) {
+		if ok {
+			fields[k] = v
+		}
+	}
+	add("max_turns", ev.MaxTurns, ev.MaxTurns > 0)
+	add("allowed_tools", ev.AllowedTools, ev.Type == EventSpawn)
+	add("turns", ev.Turns, ev.Type == EventComplete || ev.Type == EventError)
+	add("tokens", ev.Tokens, ev.Type == EventComplete || ev.Type == EventError)
+	add("duration_ms", ev.Duration.Milliseconds(), ev.Duration > 0)
+	add("status", ev.Status, ev.Status != "")
+	add("error", ev.Error, ev.Error != "")
+	add("tool", ev.Tool, ev.Tool != "")
+	add("max_depth", ev.MaxDepth, ev.MaxDepth > 0)
+	add("original_size", ev.OriginalSize, ev.Type == EventTruncation)
+	add("truncated_size", ev.TruncatedSize, ev.Type == EventTruncation)
+	add("quota", ev.Quota, ev.Quota != "")
+	raw, _ := json.Marshal(fields)
+	err := e.Ledger.AppendEvent(context.Background(), &store.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
+	if err != nil && e.Logger != nil {
+		e.Logger.Warn("ledger: recording event", "type", ev.Type, "err", err)
+	}
+}
+
+func (e *Engine) warn(msg string, s *Scope, err error) {
+	if e.Logger != nil {
+		e.Logger.Warn(msg, "run", s.RunID, "agent", s.Label, "err", err)
+	}
+}

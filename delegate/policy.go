@@ -1,0 +1,111 @@
+package delegate
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Names of the delegation tools.
+const (
+	ToolCallAgent = "call_agent"
+	ToolSubagent  = "subagent"
+	ToolLLMQuery  = "llm_query"
+	ToolAskUser   = "ask_user"
+)
+
+// Policy is what the central guard knows of a scope. Check is a pure
+// function of it, so every rule can be tested and fuzzed without running
+// anything.
+type Policy struct {
+	Kind  Kind
+	Depth int
+	// Offered is every tool the scope's model was offered.
+	Offered map[string]bool
+	// Specializations are the names of the [llm_tool_*] tools.
+	Specializations map[string]bool
+	// SubagentOn says the scope may use subagent while depth allows;
+	// SubagentMaxDepth is agent.subagent.max_depth.
+	SubagentOn       bool
+	SubagentMaxDepth int
+	// CallAgentMaxDepth is the max_depth of the scope's own agent, 0 when
+	// it has no sub_agents.
+	CallAgentMaxDepth int
+}
+
+// ErrPolicy matches every refusal of the guard (errors.Is).
+var ErrPolicy = errors.New("refused by policy")
+
+// PolicyError is a refusal. Its text is what the model reads.
+type PolicyError struct {
+	Tool string
+	Msg  string
+}
+
+func (e *PolicyError) Error() string        { return e.Msg }
+func (e *PolicyError) Is(target error) bool { return target == ErrPolicy }
+
+// DepthError is the subagent depth refusal, with the reference's message.
+type DepthError struct {
+	MaxDepth, Depth int
+}
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("Maximum subagent recursion depth (%d) exceeded. Current depth: %d. Cannot spawn nested subagent.", e.MaxDepth, e.Depth)
+}
+func (e *DepthError) Is(target error) bool { return target == ErrPolicy }
+
+// Subquery policy messages (llm-tool-specializations.md, fixed text).
+func subqueryToolViolation(name string) error {
+	return &PolicyError{Tool: name, Msg: fmt.Sprintf("Subquery policy violation: tool '%s' is not allowed in subquery scope", name)}
+}
+
+func subqueryDepthViolation(name string) error {
+	return &PolicyError{Tool: name, Msg: "Subquery policy violation: execution_depth must be <= 1 for llm_query specializations"}
+}
+
+// Check decides whether a scope may call the tool name. It runs before
+// any tool, on every call, also of tools never offered.
+func (p *Policy) Check(name string) error {
+	subqueryTool := name == ToolLLMQuery || p.Specializations[name]
+	delegation := subqueryTool || name == ToolCallAgent || name == ToolSubagent
+	if p.Kind == KindSubquery {
+		// A subquery is a leaf at depth 1: no recursion, no nesting, no
+		// questions to the user.
+		if p.Depth > 1 {
+			return subqueryDepthViolation(name)
+		}
+		if subqueryTool || name == ToolAskUser {
+			return subqueryToolViolation(name)
+		}
+		if delegation {
+			return subqueryDepthViolation(name)
+		}
+	} else if subqueryTool && p.Depth >= 1 {
+		// The subquery would run at depth 2 or deeper.
+		return subqueryDepthViolation(name)
+	}
+	if name == ToolSubagent && p.SubagentOn && p.Depth >= p.SubagentMaxDepth {
+		return &DepthError{MaxDepth: p.SubagentMaxDepth, Depth: p.Depth}
+	}
+	if p.Offered[name] {
+		return nil
+	}
+	if name == ToolCallAgent && p.CallAgentMaxDepth > 0 && p.Depth >= p.CallAgentMaxDepth {
+		return &PolicyError{Tool: name, Msg: fmt.Sprintf("tool 'call_agent' is not available: the maximum delegation depth (%d) is reached at depth %d", p.CallAgentMaxDepth, p.Depth)}
+	}
+	return &PolicyError{Tool: name, Msg: fmt.Sprintf("tool '%s' is not available to this agent. Available tools: %s", name, p.offeredList())}
+}
+
+func (p *Policy) offeredList() string {
+	if len(p.Offered) == 0 {
+		return "(none)"
+	}
+	names := make([]string, 0, len(p.Offered))
+	for n := range p.Offered {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}

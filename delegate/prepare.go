@@ -1,0 +1,43 @@
+package delegate
+
+import (
+	"deputy/config"
+	"deputy/llm"
+)
+
+// Prepared is exactly what a root run's first model call would send, for
+// `deputy run --dry-run`.
+type Prepared struct {
+	Agent    string         `json:"agent"`
+	Model    string         `json:"model"`
+	Workdir  string         `json:"workdir"`
+	System   string         `json:"system"`
+	Messages []llm.Message  `json:"messages"`
+	Tools    []llm.ToolSpec `json:"tools"`
+	// Files are the files of the agent's `files` globs, as resolved.
+	Files []string `json:"files"`
+	// Warnings are problems found resolving them (a glob matching nothing).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Prepare builds a root run without running it: no provider is contacted,
+// nothing is recorded.
+func (e *Engine) Prepare(req RunRequest) (*Prepared, error) {
+	r, err := e.rootRun(req)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scope{Kind: KindRoot, Label: r.label, Workdir: r.workdir, Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn}
+	tools := e.toolsFor(s, r)
+	p := &Prepared{Agent: r.label, Model: r.model, Workdir: r.workdir, System: r.system, Messages: r.messages, Tools: tools.Specs()}
+	if a := req.Agent; len(a.Files) > 0 {
+		files, diags := config.ResolveFiles(a.Files, r.workdir)
+		for _, f := range files {
+			p.Files = append(p.Files, f.Path)
+		}
+		for _, d := range diags {
+			p.Warnings = append(p.Warnings, d.String())
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,128 @@
+package delegate
+
+import (
+	"fmt"
+	"strings"
+
+	"deputy/config"
+	"deputy/llm"
+)
+
+// rootRun describes the root run of a request.
+func (e *Engine) rootRun(req RunRequest) (run, error) {
+	a := req.Agent
+	if a == nil {
+		return run{}, fmt.Errorf("%w: no agent to run", ErrConfig)
+	}
+	model := req.Model
+	if model == "" && !a.InheritsModel() {
+		model = a.Model
+	}
+	if model == "" {
+		model = e.DefaultModel
+	}
+	if model == "" {
+		return run{}, fmt.Errorf("%w: agent %q names no model and no default_model is set (use --model provider/model or set default_model in config.yaml)", ErrConfig, a.Name)
+	}
+	r, err := e.agentRun(a, KindRoot, model, req.Workdir, req.Task, req.Context, req.History)
+	if err != nil {
+		return run{}, err
+	}
+	r.queryTools = e.queryToolsOf(a)
+	if len(r.queryTools) > 0 && len(e.Specializations) > 0 {
+		r.system = joinSections(r.system, specializationGuidance)
+	}
+	if req.Subagents != nil {
+		r.subagentOn = *req.Subagents
+	}
+	r.onText = req.OnText
+	r.sessionID = req.SessionID
+	return r, nil
+}
+
+// agentRun describes a run of a defined agent (the root, or a call_agent
+// child): its own system prompt, skill and files, then the task.
+func (e *Engine) agentRun(a *config.Agent, kind Kind, model, workdir, task, context string, history []llm.Message) (run, error) {
+	base, err := e.baseTools(a, workdir)
+	if err != nil {
+		return run{}, err
+	}
+	system, err := agentSystemPrompt(a, workdir)
+	if err != nil {
+		return run{}, err
+	}
+	maxTurns := a.MaxTurns
+	if maxTurns == 0 {
+		maxTurns = e.MaxTurns
+	}
+	msgs := append(append([]llm.Message(nil), history...), taskMessage(task, context))
+	return run{kind: kind, label: a.Name, agent: a, system: system, messages: msgs, historyLen: len(history),
+		task: task, base: base, model: model, params: a.Params, maxTurns: maxTurns, workdir: workdir,
+		subagentOn: hasTool(a, ToolSubagent)}, nil
+}
+
+func hasTool(a *config.Agent, name string) bool {
+	for _, t := range a.Tools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// agentSystemPrompt is what an agent's model receives as its system
+// prompt, in the order of the call_agent spec: the agent's own prompt, its
+// skill, then the contents of its files, each marked with its path.
+func agentSystemPrompt(a *config.Agent, workdir string) (string, error) {
+	parts := []string{strings.TrimSpace(a.SystemPrompt)}
+	if a.SkillDoc != nil {
+		parts = append(parts, strings.TrimSpace(a.SkillDoc.Body))
+	}
+	if len(a.Files) > 0 {
+		files, _ := config.ResolveFiles(a.Files, workdir)
+		var b strings.Builder
+		for _, f := range files {
+			fmt.Fprintf(&b, "<file path=%q>\n%s\n</file>\n", f.Path, strings.TrimRight(f.Content, "\n"))
+		}
+		if b.Len() > 0 {
+			parts = append(parts, "Files from the working directory:\n\n"+strings.TrimRight(b.String(), "\n"))
+		}
+	}
+	return joinSections(parts...), nil
+}
+
+// taskMessage is the user message that starts a run: the task, then any
+// context the caller passed along (another agent's context argument, or
+// piped stdin).
+func taskMessage(task, context string) llm.Message {
+	task = strings.TrimSpace(task)
+	context = strings.TrimSpace(context)
+	if context == "" {
+		return llm.UserMessage(task)
+	}
+	if task == "" {
+		return llm.UserMessage(context)
+	}
+	return llm.UserMessage(task + "\n\n<context>\n" + context + "\n</context>")
+}
+
+func joinSections(parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, "\n\n")
+}
+
+// specializationGuidance is added to a root agent's system prompt when
+// config-defined specialization tools exist (llm-tool-specializations.md,
+// "System prompt update plan").
+const specializationGuidance = `## LLM Specialization Tools (if present)
+- Some environments define additional LLM tools via config (for example,
+  ` + "`code_review_llm`, `explorer_llm`" + `).
+- Treat these as bounded delegation tools for focused analysis or review.
+- First discover available tools and only use specializations that are present.
+- Prefer specializations when task-role fit is strong; otherwise use normal tools.
+- Do not attempt recursive delegation through specialization tools.`

@@ -1,0 +1,88 @@
+package delegate
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"deputy/config"
+	"deputy/llm"
+	"deputy/tool"
+)
+
+// Kind is how a run came to be.
+type Kind string
+
+const (
+	KindRoot      Kind = "root"
+	KindCallAgent Kind = "call_agent"
+	KindSubagent  Kind = "subagent"
+	KindSubquery  Kind = "subquery"
+)
+
+// Scope is what the engine knows of one run while it runs: where it sits in
+// the tree, what it may do, and the state its children report into. A
+// delegation tool finds its caller's scope in the context (ScopeFrom).
+type Scope struct {
+	RunID    string
+	ParentID string
+	RootID   string
+	// Depth is 0 for the root and parent depth + 1 for a child.
+	Depth int
+	Kind  Kind
+	// Label is the agent name, the subagent label or the subquery tool.
+	Label    string
+	Started  time.Time
+	Deadline time.Time
+	Workdir  string
+	// Model is the "provider/model" this run talks to; children that name
+	// no model inherit it.
+	Model string
+
+	// agent is the definition running in this scope, for root and
+	// call_agent runs; its sub_agents and [sub_agents_config] govern this
+	// run's own children.
+	agent *config.Agent
+	// base is the run's own tools, without delegation tools: what
+	// subagent's allowed_tools narrows and what a subquery inherits.
+	base *tool.Registry
+	// offered is every tool name the model of this run was offered.
+	offered map[string]bool
+	// subagentOn says whether this run may use the subagent tool at all
+	// (offered while depth allows).
+	subagentOn bool
+
+	tree *Tree
+
+	mu        sync.Mutex
+	children  []*Envelope
+	childUses llm.Usage // the whole subtrees of finished children
+}
+
+type scopeKey struct{}
+
+// WithScope returns a context carrying s.
+func WithScope(ctx context.Context, s *Scope) context.Context {
+	return context.WithValue(ctx, scopeKey{}, s)
+}
+
+// ScopeFrom returns the scope of the run ctx belongs to, or nil.
+func ScopeFrom(ctx context.Context) *Scope {
+	s, _ := ctx.Value(scopeKey{}).(*Scope)
+	return s
+}
+
+// addChild records a finished child's envelope and rolls its subtree's
+// usage into this scope.
+func (s *Scope) addChild(env *Envelope) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.children = append(s.children, env)
+	s.childUses = s.childUses.Add(env.TreeUsage)
+}
+
+func (s *Scope) snapshot() ([]*Envelope, llm.Usage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Envelope(nil), s.children...), s.childUses
+}

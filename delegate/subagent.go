@@ -1,0 +1,239 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"deputy/llm"
+	"deputy/tool"
+)
+
+// subagent: an ad-hoc child with the caller's tools, narrowed
+// (subagent-tool-reference.md). The result is the reference's JSON
+// envelope, every input problem included.
+
+// DefaultSummaryPrompt is used when a call gives no summary_prompt.
+const DefaultSummaryPrompt = "Summarize your findings concisely"
+
+// Fixed messages of the reference.
+const (
+	msgMissingLabel    = "Invalid input: missing field `label`"
+	msgEmptyTask       = "task_prompt cannot be empty"
+	msgMaxTurnsRange   = "max_turns must be between 1 and 50"
+	msgSubagentBlocked = "Tool 'subagent' cannot be used by subagents"
+	msgUnknownTool     = "Unknown tool in allowed_tools: "
+	execFailedPrefix   = "Subagent execution failed: "
+)
+
+const subagentDescription = `Delegate a focused task to a recursive agent instance with isolated conversation context. Use this when you need to explore a sub-problem independently without polluting the main conversation.`
+
+var subagentSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "label": {"type": "string", "minLength": 1, "description": "Unique identifier for tracking this subagent instance"},
+    "task_prompt": {"type": "string", "minLength": 1, "description": "The specific, self-contained task for the subagent to complete"},
+    "summary_prompt": {"type": "string", "description": "How to summarize the findings (default: Summarize your findings concisely)"},
+    "allowed_tools": {"type": "array", "items": {"type": "string"}, "description": "Tool names (or groups such as file_ops) the subagent may use; default: all of yours except subagent"},
+    "max_turns": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum turns for this subagent (default from configuration)"}
+  },
+  "required": ["label", "task_prompt"]
+}`)
+
+// subagentSystemPrompt is the child's system prompt: it has no parent
+// history, so it must be told what it is and that nobody will answer.
+const subagentSystemPrompt = `You are a sub-agent: another agent has delegated one focused task to you. You do not see its conversation, and nobody will answer questions, so work autonomously with the tools you have. Be thorough but stay on the task; when you are done, answer with your findings.`
+
+type subagentTool struct{ e *Engine }
+
+func (t *subagentTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: ToolSubagent, Description: subagentDescription, Parameters: subagentSchema}
+}
+
+// SubagentInput is the decoded input of a subagent call.
+type SubagentInput struct {
+	Label         string   `json:"label"`
+	TaskPrompt    string   `json:"task_prompt"`
+	SummaryPrompt string   `json:"summary_prompt"`
+	AllowedTools  []string `json:"allowed_tools"`
+	MaxTurns      *int     `json:"max_turns"`
+}
+
+// DecodeSubagentInput decodes and checks subagent arguments. Its errors are
+// the reference's messages, ready for the envelope.
+func DecodeSubagentInput(raw json.RawMessage) (SubagentInput, error) {
+	var in SubagentInput
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return in, errors.New("Invalid input: invalid type for field `" + te.Field + "`: expected " + te.Type.String())
+		}
+		return in, errors.New("Invalid input: " + err.Error())
+	}
+	if strings.TrimSpace(in.Label) == "" {
+		return in, errors.New(msgMissingLabel)
+	}
+	if strings.TrimSpace(in.TaskPrompt) == "" {
+		return in, errors.New(msgEmptyTask)
+	}
+	if in.MaxTurns != nil && (*in.MaxTurns < 1 || *in.MaxTurns > 50) {
+		return in, errors.New(msgMaxTurnsRange)
+	}
+	for _, name := range in.AllowedTools {
+		if name == ToolSubagent {
+			return in, errors.New(msgSubagentBlocked)
+		}
+	}
+	return in, nil
+}
+
+func (t *subagentTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
+	caller := ScopeFrom(ctx)
+	depth := 1
+	if caller != nil {
+		depth = caller.Depth + 1
+	}
+	in, err := DecodeSubagentInput(raw)
+	if err != nil {
+		return subagentFailure(in.Label, depth-1, err.Error()), nil
+	}
+	env, err := t.e.subagent(ctx, caller, in)
+	if err != nil {
+		return subagentFailure(in.Label, depth-1, err.Error()), nil
+	}
+	return t.e.renderSubagent(caller, in.Label, env), nil
+}
+
+// subagent narrows the caller's tools and spawns the child.
+func (e *Engine) subagent(ctx context.Context, caller *Scope, in SubagentInput) (*Envelope, error) {
+	if caller == nil {
+		return nil, errors.New(execFailedPrefix + "no caller scope")
+	}
+	base := caller.base
+	if in.AllowedTools != nil {
+		narrowed, err := base.Narrow(in.AllowedTools)
+		if err != nil {
+			var unknown *tool.UnknownToolError
+			if errors.As(err, &unknown) {
+				return nil, errors.New(msgUnknownTool + unknown.Name)
+			}
+			return nil, errors.New("Invalid input: " + err.Error())
+		}
+		base = narrowed
+	}
+	maxTurns := e.Subagent.DefaultMaxTurns
+	if maxTurns <= 0 {
+		maxTurns = 10
+	}
+	if in.MaxTurns != nil {
+		maxTurns = *in.MaxTurns
+	}
+	summary := in.SummaryPrompt
+	if strings.TrimSpace(summary) == "" {
+		summary = DefaultSummaryPrompt
+	}
+	model := caller.Model
+	if e.Subagent.Model != "" {
+		model = e.Subagent.Model
+	}
+	r := run{kind: KindSubagent, label: in.Label, system: subagentSystemPrompt,
+		messages: []llm.Message{llm.UserMessage(in.TaskPrompt)}, task: in.TaskPrompt, base: base,
+		model: model, maxTurns: maxTurns, workdir: caller.Workdir, subagentOn: true, summary: summary,
+		quiet: !e.Subagent.Persist}
+	return e.spawn(ctx, r), nil
+}
+
+// renderSubagent turns an envelope into the reference's result.
+func (e *Engine) renderSubagent(caller *Scope, label string, env *Envelope) tool.Result {
+	switch {
+	case env.RunID == "":
+		// Refused before the child existed (a quota): the reason stands alone.
+		return subagentFailure(label, env.Depth-1, env.Error)
+	case env.Status != StatusOK && env.Status != StatusMaxTurns:
+		return subagentResult(false, "", execFailedPrefix+env.Error, e.subagentMetadata(label, env))
+	}
+	out := env.Output
+	limit := e.Subagent.OutputMaxSize
+	if limit <= 0 {
+		limit = 4096
+	}
+	if len(out) > limit {
+		cut := truncateUTF8(out, limit)
+		ev := Event{Type: EventTruncation, RunID: env.RunID, ParentID: env.ParentID, RootID: caller.RootID,
+			Kind: env.Kind, Depth: env.Depth, Label: label, OriginalSize: len(out), TruncatedSize: len(cut)}
+		e.emit(ev)
+		out = cut + "\n[Output truncated]"
+	}
+	return subagentResult(true, out, "", e.subagentMetadata(label, env))
+}
+
+func (e *Engine) subagentMetadata(label string, env *Envelope) [][2]string {
+	status := "complete"
+	if env.Status != StatusOK {
+		status = "incomplete"
+	}
+	return [][2]string{
+		{"subagent_label", label},
+		{"recursion_depth", strconv.Itoa(env.Depth)},
+		{"completion_status", status},
+		{"turns_used", strconv.Itoa(env.Turns)},
+		{"max_turns_reached", strconv.FormatBool(env.MaxTurnsReached)},
+		{"tokens_consumed", strconv.FormatInt(env.TreeUsage.Total(), 10)},
+	}
+}
+
+// subagentFailure is the envelope of a call that never ran a child, from a
+// caller at callerDepth.
+func subagentFailure(label string, callerDepth int, msg string) tool.Result {
+	meta := [][2]string{{"subagent_label", label}, {"recursion_depth", strconv.Itoa(callerDepth + 1)}}
+	return subagentResult(false, "", msg, meta)
+}
+
+// subagentResult writes the envelope with its keys in the reference's
+// order; metadata values are strings.
+func subagentResult(success bool, output, errMsg string, meta [][2]string) tool.Result {
+	var b strings.Builder
+	b.WriteString(`{"success":`)
+	b.WriteString(strconv.FormatBool(success))
+	b.WriteString(`,"output":`)
+	b.Write(mustJSON(output))
+	b.WriteString(`,"error":`)
+	if success {
+		b.WriteString("null")
+	} else {
+		b.Write(mustJSON(errMsg))
+	}
+	b.WriteString(`,"metadata":{`)
+	for i, kv := range meta {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(mustJSON(kv[0]))
+		b.WriteByte(':')
+		b.Write(mustJSON(kv[1]))
+	}
+	b.WriteString("}}")
+	return tool.Result{Content: b.String(), IsError: !success}
+}
+
+func mustJSON(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,280 @@
+package delegate_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"deputy/config"
+	"deputy/delegate"
+	"deputy/llm"
+)
+
+func subagentRoot() *config.Agent {
+	a := agentDef("root", "ROOT")
+	a.Tools = []string{"read_file", "grep", "list_directory", "subagent"}
+	return a
+}
+
+// rootCalls scripts the root to make the given subagent calls (raw JSON
+// arguments) and then answer with every result, one per line.
+func rootCalls(args ...string) string {
+	var b strings.Builder
+	b.WriteString("rules:\n  - name: root-calls\n    match: {system: \"^ROOT\", last_role: user}\n    reply:\n      tool_calls:\n")
+	for _, a := range args {
+		fmt.Fprintf(&b, "        - {name: subagent, arguments: '%s'}\n", a)
+	}
+	b.WriteString("  - {name: root-final, match: {system: \"^ROOT\", last_role: tool}, reply: {text: \"{{ join .ToolResults \\\"\\\\n\\\" }}\"}}\n")
+	return b.String()
+}
+
+func TestSubagentSuccessEnvelope(t *testing.T) {
+	script := rootCalls(`{"label":"research_quantum_computing","task_prompt":"Research quantum computing","summary_prompt":"Create an executive summary","allowed_tools":["grep"],"max_turns":8}`) + `
+  - {name: sub-work, match: {system: "^You are a sub-agent", last_role: user, last: "^Research"}, reply: {text: "raw notes", usage: {input_tokens: 100, output_tokens: 20}}}
+  - {name: sub-summary, match: {system: "^You are a sub-agent", last: "executive summary"}, reply: {text: "SUMMARY", usage: {input_tokens: 120, output_tokens: 10}}}
+`
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	env := h.run(root, "go")
+	if !env.OK() {
+		t.Fatalf("%+v", env)
+	}
+	want := `{"success":true,"output":"SUMMARY","error":null,"metadata":{"subagent_label":"research_quantum_computing","recursion_depth":"1","completion_status":"complete","turns_used":"1","max_turns_reached":"false","tokens_consumed":"250"}}`
+	if env.Output != want {
+		t.Errorf("envelope\n got %s\nwant %s", env.Output, want)
+	}
+	reqs := h.prov.requests("You are a sub-agent")
+	if len(reqs) != 2 {
+		t.Fatalf("%d sub-agent calls", len(reqs))
+	}
+	// allowed_tools narrowed the task phase; the summary call has no tools.
+	if got := toolNames(reqs[0]); !slices.Equal(got, []string{"grep", "subagent"}) {
+		t.Errorf("task phase tools %v", got)
+	}
+	if len(reqs[1].Tools) != 0 {
+		t.Errorf("summary call offered tools %v", toolNames(reqs[1]))
+	}
+	if len(reqs[0].Messages) != 1 || reqs[0].Messages[0].Content != "Research quantum computing" {
+		t.Errorf("child saw parent history: %+v", reqs[0].Messages)
+	}
+	spawn := h.eventsOf(delegate.EventSpawn)
+	if len(spawn) != 1 || spawn[0].Label != "research_quantum_computing" || spawn[0].MaxTurns != 8 || spawn[0].Depth != 1 {
+		t.Errorf("spawn events %+v", spawn)
+	}
+}
+
+func TestSubagentInputErrors(t *testing.T) {
+	script := rootCalls(
+		`{"task_prompt":"x"}`,
+		`{"label":"","task_prompt":"x"}`,
+		`{"label":"a"}`,
+		`{"label":"a","task_prompt":"   "}`,
+		`{"label":"a","task_prompt":"x","max_turns":0}`,
+		`{"label":"a","task_prompt":"x","max_turns":51}`,
+		`{"label":"a","task_prompt":"x","allowed_tools":["subagent"]}`,
+		`{"label":"a","task_prompt":"x","allowed_tools":["nonexistent_tool"]}`,
+		`{"label":"a","task_prompt":"x","allowed_tools":["terminal"]}`,
+		`{"label":5,"task_prompt":"x"}`,
+	)
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	env := h.run(root, "go")
+	if !env.OK() {
+		t.Fatalf("%+v", env)
+	}
+	lines := strings.Split(env.Output, "\n")
+	wants := []string{
+		"Invalid input: missing field `label`",
+		"Invalid input: missing field `label`",
+		"task_prompt cannot be empty",
+		"task_prompt cannot be empty",
+		"max_turns must be between 1 and 50",
+		"max_turns must be between 1 and 50",
+		"Tool 'subagent' cannot be used by subagents",
+		"Unknown tool in allowed_tools: nonexistent_tool",
+		"Unknown tool in allowed_tools: terminal",
+		"Invalid input: invalid type for field `label`: expected string",
+	}
+	if len(lines) != len(wants) {
+		t.Fatalf("%d results:\n%s", len(lines), env.Output)
+	}
+	for i, want := range wants {
+		m := decodeEnvelope(t, lines[i])
+		if m["success"] != false || m["error"] != want || m["output"] != "" {
+			t.Errorf("call %d: %s\nwant error %q", i, lines[i], want)
+		}
+		if md := m["metadata"].(map[string]any); md["recursion_depth"] != "1" {
+			t.Errorf("call %d metadata %v", i, md)
+		}
+	}
+	if n := len(h.prov.requests("You are a sub-agent")); n != 0 {
+		t.Errorf("%d sub-agent model calls after input errors", n)
+	}
+}
+
+func TestSubagentMaxTurnsStillSummarizes(t *testing.T) {
+	script := rootCalls(`{"label":"looper","task_prompt":"loop forever","max_turns":2}`) + `
+  - {name: sub-summary, match: {system: "^You are a sub-agent", last: "Summarize your findings concisely"}, reply: {text: "partial findings"}}
+  - {name: sub-loop, match: {system: "^You are a sub-agent"}, reply: {tool_calls: [{name: list_directory, arguments: {}}]}}
+`
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	env := h.run(root, "go")
+	m := decodeEnvelope(t, env.Output)
+	md := m["metadata"].(map[string]any)
+	if m["success"] != true || m["output"] != "partial findings" || md["completion_status"] != "incomplete" || md["max_turns_reached"] != "true" || md["turns_used"] != "2" {
+		t.Errorf("envelope %s", env.Output)
+	}
+	if ev := h.eventsOf(delegate.EventMaxTurnsExceeded); len(ev) != 1 || ev[0].MaxTurns != 2 || ev[0].Label != "looper" {
+		t.Errorf("max_turns_exceeded events %+v", ev)
+	}
+	if c := h.eventsOf(delegate.EventComplete); len(c) != 1 || c[0].Complete {
+		t.Errorf("complete events %+v", c)
+	}
+}
+
+func TestSubagentOutputTruncation(t *testing.T) {
+	long := strings.Repeat("é", 1000) // 2000 bytes
+	script := rootCalls(`{"label":"big","task_prompt":"write a lot"}`) + `
+  - {name: sub, match: {system: "^You are a sub-agent"}, reply: {text: "` + long + `"}}
+`
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	h.engine.Subagent.OutputMaxSize = 1025
+	env := h.run(root, "go")
+	out := decodeEnvelope(t, env.Output)["output"].(string)
+	if !strings.HasSuffix(out, "\n[Output truncated]") {
+		t.Fatalf("output not marked truncated: %q", out[len(out)-40:])
+	}
+	body := strings.TrimSuffix(out, "\n[Output truncated]")
+	if len(body) != 1024 || !strings.HasPrefix(long, body) {
+		t.Errorf("cut to %d bytes, want 1024 on a character boundary", len(body))
+	}
+	ev := h.eventsOf(delegate.EventTruncation)
+	if len(ev) != 1 || ev[0].OriginalSize != 2000 || ev[0].TruncatedSize != 1024 || ev[0].Label != "big" {
+		t.Errorf("truncation events %+v", ev)
+	}
+}
+
+func TestSubagentDepthLimit(t *testing.T) {
+	// max_depth 2: root (0) -> level1 (1) -> level2 (2); level2's call is
+	// refused with the reference's message and a depth_limit event.
+	script := rootCalls(`{"label":"level1","task_prompt":"L1 task"}`) + `
+  - {name: l1, match: {last: "^L1 task$"}, reply: {tool_calls: [{name: subagent, arguments: {label: level2, task_prompt: "L2 task"}}]}}
+  - {name: l2, match: {last: "^L2 task$"}, reply: {tool_calls: [{name: subagent, arguments: {label: level3, task_prompt: "L3 task"}}]}}
+  - {name: summaries, match: {last: "Summarize your findings concisely"}, reply: {text: "summary"}}
+  - {name: after-tools, match: {last_role: tool}, reply: {text: "saw {{ index .ToolResults 0 }}"}}
+`
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	h.engine.Subagent.MaxDepth = 2
+	env := h.run(root, "go")
+	if !env.OK() {
+		t.Fatalf("%+v", env)
+	}
+	// level2's model received the refusal as the reference's envelope.
+	wantErr := "Maximum subagent recursion depth (2) exceeded. Current depth: 2. Cannot spawn nested subagent."
+	found := false
+	for _, r := range h.prov.requests("You are a sub-agent") {
+		for _, m := range toolResults(r) {
+			env := decodeEnvelope(t, m.Content)
+			if env["error"] == wantErr {
+				found = true
+				if md := env["metadata"].(map[string]any); md["subagent_label"] != "level3" || md["recursion_depth"] != "3" {
+					t.Errorf("refusal metadata %v", md)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no sub-agent received the depth error")
+	}
+	dl := h.eventsOf(delegate.EventDepthLimit)
+	if len(dl) != 1 || dl[0].Label != "level3" || dl[0].Depth != 2 || dl[0].MaxDepth != 2 {
+		t.Errorf("depth_limit events %+v", dl)
+	}
+	// level2 (depth 2) was not offered subagent; level1 was.
+	var l1, l2 *llm.Request
+	for _, r := range h.prov.requests("You are a sub-agent") {
+		switch {
+		case r.Messages[0].Content == "L1 task" && l1 == nil:
+			l1 = r
+		case r.Messages[0].Content == "L2 task" && l2 == nil:
+			l2 = r
+		}
+	}
+	if l1 == nil || l2 == nil || !slices.Contains(toolNames(l1), "subagent") || slices.Contains(toolNames(l2), "subagent") {
+		t.Errorf("tools: level1 %v, level2 %v", toolNames(l1), toolNames(l2))
+	}
+	// tokens_consumed of level1 covers level2.
+	l1env := env.Children[0]
+	if l1env.TreeUsage.Total() <= l1env.Usage.Total() || len(l1env.Children) != 1 {
+		t.Errorf("level1 usage %+v tree %+v", l1env.Usage, l1env.TreeUsage)
+	}
+}
+
+func TestQuotaMaxExecutionsUnderParallelSpawns(t *testing.T) {
+	var calls []string
+	for i := 0; i < 8; i++ {
+		calls = append(calls, fmt.Sprintf(`{"label":"s%d","task_prompt":"t"}`, i))
+	}
+	script := rootCalls(calls...) + `
+  - {name: sub, match: {system: "^You are a sub-agent"}, latency: 20ms, reply: {text: ok}}
+`
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	h.engine.Quotas.MaxExecutions = 3
+	env := h.run(root, "go")
+	ok, refused := 0, 0
+	for _, line := range strings.Split(env.Output, "\n") {
+		m := decodeEnvelope(t, line)
+		switch {
+		case m["success"] == true:
+			ok++
+		case strings.HasPrefix(m["error"].(string), "Resource quota exceeded: max_executions is 3 and 3 sub-agents have already been spawned in this run"):
+			refused++
+		default:
+			t.Errorf("unexpected result %s", line)
+		}
+	}
+	if ok != 3 || refused != 5 {
+		t.Errorf("%d ran, %d refused; want 3 and 5", ok, refused)
+	}
+	if q := h.eventsOf(delegate.EventQuotaExceeded); len(q) != 5 || q[0].Quota != "max_executions" || q[0].Kind != delegate.KindSubagent {
+		t.Errorf("quota events %d %+v", len(q), q)
+	}
+}
+
+func TestQuotaTokensRefuseTheNextSpawn(t *testing.T) {
+	script := `
+rules:
+  - {name: r1, match: {system: "^ROOT", turn: 1}, reply: {tool_calls: [{name: subagent, arguments: {label: first, task_prompt: t}}]}}
+  - {name: r2, match: {system: "^ROOT", turn: 2}, reply: {tool_calls: [{name: subagent, arguments: {label: second, task_prompt: t}}]}}
+  - {name: r3, match: {system: "^ROOT", turn: 3}, reply: {text: "{{ index .ToolResults 0 }}"}}
+  - {name: sub, match: {system: "^You are a sub-agent"}, reply: {text: ok, usage: {input_tokens: 400, output_tokens: 100}}}
+`
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	h.engine.Quotas.MaxTotalTokens = 1000
+	env := h.run(root, "go")
+	m := decodeEnvelope(t, env.Output)
+	if m["success"] != false || !strings.HasPrefix(m["error"].(string), "Resource quota exceeded: max_total_tokens is 1000 and ") {
+		t.Errorf("second spawn: %s", env.Output)
+	}
+}
+
+func TestEventsAreSafeUnderConcurrency(t *testing.T) {
+	var calls []string
+	for i := 0; i < 16; i++ {
+		calls = append(calls, fmt.Sprintf(`{"label":"p%d","task_prompt":"t"}`, i))
+	}
+	script := rootCalls(calls...) + "\n  - {name: sub, match: {system: \"^You are a sub-agent\"}, reply: {text: ok}}\n"
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	h.engine.Concurrency = 4
+	env := h.run(root, "go")
+	if !env.OK() || len(env.Children) != 16 || len(h.eventsOf(delegate.EventComplete)) != 16 {
+		t.Fatalf("status %s, %d children", env.Status, len(env.Children))
+	}
+}

@@ -1,0 +1,221 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"deputy/config"
+	"deputy/llm"
+	"deputy/store"
+	"deputy/tool"
+)
+
+// llm_query and the [llm_tool_<name>] specializations
+// (llm-tool-specializations.md): a subquery is a leaf child at depth 1 with
+// the caller's tools minus every subquery tool and ask_user, none of the
+// caller's history, optionally a persistent session of its own.
+
+// DefaultSessionID is what an empty session id normalises to. The default
+// session keeps nothing: plain llm_query calls are independent of each
+// other. Named sessions persist in the ledger.
+const DefaultSessionID = "default"
+
+// QueryOptions are the options of one subquery, as a specialization (or
+// plain llm_query) hands them to the engine.
+type QueryOptions struct {
+	SessionID string
+	// Skill names the skill applied; nil means none, "" is an error.
+	Skill *string
+	// ContextWindow is how many earlier exchanges of the session are
+	// replayed; nil or 0 means all.
+	ContextWindow *int
+	Scope         Kind
+	Depth         int
+}
+
+// NormalizeQueryOptions checks and normalises options in one place: an
+// empty session becomes the default session, an empty skill or a negative
+// window is an error, and scope/depth must be root/0 or subquery/1.
+func NormalizeQueryOptions(o QueryOptions) (QueryOptions, error) {
+	o.SessionID = strings.TrimSpace(o.SessionID)
+	if o.SessionID == "" {
+		o.SessionID = DefaultSessionID
+	}
+	if o.Skill != nil && strings.TrimSpace(*o.Skill) == "" {
+		return o, errors.New("query options: skill must not be empty")
+	}
+	if o.ContextWindow != nil && *o.ContextWindow < 0 {
+		return o, fmt.Errorf("query options: context_window must be a non-negative integer, got %d", *o.ContextWindow)
+	}
+	if o.ContextWindow == nil {
+		zero := 0
+		o.ContextWindow = &zero
+	}
+	switch {
+	case o.Scope == KindRoot && o.Depth == 0, o.Scope == KindSubquery && o.Depth == 1:
+	case o.Scope == KindSubquery:
+		return o, errors.New(subqueryDepthViolation(ToolLLMQuery).Error())
+	default:
+		return o, fmt.Errorf("query options: scope %q with depth %d is not valid (root/0 or subquery/1)", o.Scope, o.Depth)
+	}
+	return o, nil
+}
+
+const llmQueryDescription = `Run a focused subquery: a separate model call (with your tools, minus delegation tools) that answers one self-contained question and returns only its final answer. It sees none of this conversation, so put everything it needs in the query.`
+
+var querySchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "minLength": 1, "description": "The self-contained question or task for the subquery"}
+  },
+  "required": ["query"]
+}`)
+
+// subquerySystemPrompt starts every subquery's system prompt.
+const subquerySystemPrompt = `You are answering a delegated subquery. You cannot delegate further and cannot ask the user; answer the query directly and completely, using your tools where they help.`
+
+// queryTool is llm_query (spec nil) or one specialization.
+type queryTool struct {
+	e    *Engine
+	spec *config.Specialization
+}
+
+func (t *queryTool) name() string {
+	if t.spec == nil {
+		return ToolLLMQuery
+	}
+	return t.spec.ToolName
+}
+
+func (t *queryTool) Spec() llm.ToolSpec {
+	desc := llmQueryDescription
+	if t.spec != nil {
+		desc = fmt.Sprintf("A specialized llm_query (configured in [llm_tool_%s]): %s %s", t.spec.ToolName,
+			firstSentence(t.spec.SystemPromptPatch), "Runs a bounded subquery that sees none of this conversation and returns only its final answer; put everything it needs in the query.")
+	}
+	return llm.ToolSpec{Name: t.name(), Description: desc, Parameters: querySchema}
+}
+
+func (t *queryTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
+	var in struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return tool.Errorf("Error: invalid arguments for %s: %v", t.name(), err), nil
+	}
+	if strings.TrimSpace(in.Query) == "" {
+		return tool.Errorf("Error: %s needs a non-empty query", t.name()), nil
+	}
+	opts := QueryOptions{Scope: KindSubquery, Depth: 1}
+	if t.spec != nil {
+		opts.SessionID = t.spec.SessionID
+		skill := t.spec.SkillName
+		opts.Skill = &skill
+		window := t.spec.ContextWindow
+		opts.ContextWindow = &window
+	}
+	opts, err := NormalizeQueryOptions(opts)
+	if err != nil {
+		return tool.Errorf("Error: %v", err), nil
+	}
+	env := t.e.subquery(ctx, t.name(), t.spec, opts, in.Query)
+	if env.OK() {
+		return tool.Text(env.Output), nil
+	}
+	return tool.Errorf("Error: subquery %s failed — %s. You may retry or proceed without this result.", t.name(), env.Error), nil
+}
+
+func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specialization, opts QueryOptions, query string) *Envelope {
+	caller := ScopeFrom(ctx)
+	if caller == nil {
+		err := errors.New("subquery outside a run")
+		return &Envelope{Kind: KindSubquery, Label: name, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	system := subquerySystemPrompt
+	if sp != nil {
+		system = joinSections(system, sp.SystemPromptPatch)
+		if sp.Skill != nil {
+			system = joinSections(system, sp.Skill.Body)
+		}
+	}
+	var history []llm.Message
+	persistent := opts.SessionID != DefaultSessionID
+	if persistent {
+		exs, err := e.sessionWindow(ctx, opts.SessionID, *opts.ContextWindow)
+		if err != nil {
+			return &Envelope{Kind: KindSubquery, Label: name, Status: StatusError, Error: err.Error(), Err: err}
+		}
+		for _, ex := range exs {
+			history = append(history, llm.UserMessage(ex.Query), llm.AssistantMessage(ex.Answer))
+		}
+	}
+	base := caller.base
+	if base != nil {
+		base = base.Without(ToolAskUser)
+	}
+	r := run{kind: KindSubquery, label: name, system: system, base: base, model: caller.Model,
+		messages: append(history, llm.UserMessage(query)), historyLen: len(history), task: query,
+		maxTurns: e.MaxTurns, workdir: caller.Workdir}
+	if persistent {
+		r.sessionID = opts.SessionID
+	}
+	env := e.spawn(ctx, r)
+	if env.OK() && persistent {
+		if err := e.appendExchange(ctx, opts.SessionID, store.Exchange{RunID: env.RunID, Query: query, Answer: env.Output}); err != nil && e.Logger != nil {
+			e.Logger.Warn("session: recording exchange", "session", opts.SessionID, "err", err)
+		}
+	}
+	return env
+}
+
+func (e *Engine) sessionWindow(ctx context.Context, id string, n int) ([]store.Exchange, error) {
+	if e.Ledger != nil {
+		return e.Ledger.Window(ctx, id, n)
+	}
+	return e.sessions.window(id, n), nil
+}
+
+func (e *Engine) appendExchange(ctx context.Context, id string, ex store.Exchange) error {
+	if e.Ledger != nil {
+		return e.Ledger.AppendExchange(context.WithoutCancel(ctx), id, ex)
+	}
+	e.sessions.append(id, ex)
+	return nil
+}
+
+// memSessions keeps sessions for an engine without a ledger.
+type memSessions struct {
+	mu sync.Mutex
+	m  map[string][]store.Exchange
+}
+
+func (s *memSessions) window(id string, n int) []store.Exchange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := s.m[id]
+	if n > 0 && len(all) > n {
+		all = all[len(all)-n:]
+	}
+	return append([]store.Exchange(nil), all...)
+}
+
+func (s *memSessions) append(id string, ex store.Exchange) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string][]store.Exchange{}
+	}
+	s.m[id] = append(s.m[id], ex)
+}
+
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, ".\n"); i >= 0 {
+		return strings.TrimSpace(s[:i+1])
+	}
+	return s
+}

@@ -1,0 +1,140 @@
+package delegate_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"deputy/config"
+	"deputy/delegate"
+)
+
+func specs() []config.Specialization {
+	return []config.Specialization{
+		{ToolName: "code_review_llm", SystemPromptPatch: "You are a strict code reviewer. # not a comment", SessionID: "code_review", SkillName: "code_reviewer",
+			Skill: &config.Skill{Name: "code_reviewer", Body: "REVIEW SKILL BODY"}, ContextWindow: 2},
+		{ToolName: "explorer_llm", SystemPromptPatch: "You explore repositories.", SessionID: "data_explorer", SkillName: "data_explorer",
+			Skill: &config.Skill{Name: "data_explorer", Body: "EXPLORER SKILL BODY"}},
+	}
+}
+
+const queryScript = `
+rules:
+  - name: root-plain
+    match: {system: "^ROOT", last_role: user, last: "^plain$"}
+    reply: {tool_calls: [{name: llm_query, arguments: '{"query": {{ json .LastUser }}}'}]}
+  - name: root
+    match: {system: "^ROOT", last_role: user}
+    reply: {tool_calls: [{name: code_review_llm, arguments: '{"query": {{ json .LastUser }}}'}]}
+  - {name: root-final, match: {system: "^ROOT", last_role: tool}, reply: {text: "{{ index .ToolResults 0 }}"}}
+  - name: sub-cheats
+    match: {system: "^You are answering a delegated subquery", last: "^cheat$"}
+    reply:
+      tool_calls:
+        - {name: llm_query, arguments: {query: x}}
+        - {name: code_review_llm, arguments: {query: x}}
+        - {name: ask_user, arguments: {question: x}}
+        - {name: subagent, arguments: {label: x, task_prompt: y}}
+  - {name: sub-after-cheat, match: {system: "^You are answering", last_role: tool}, reply: {text: "{{ join .ToolResults \" || \" }}"}}
+  - {name: sub, match: {system: "^You are answering a delegated subquery"}, reply: {text: "answer to {{ .LastUser }}"}}
+`
+
+func queryRoot() *config.Agent {
+	a := agentDef("root", "ROOT")
+	a.Tools = nil // default tools: llm_query and every specialization
+	return a
+}
+
+func TestSpecializationPromptSkillAndTools(t *testing.T) {
+	root := queryRoot()
+	h := newHarness(t, queryScript, root)
+	h.engine.Specializations = specs()
+	env := h.run(root, "review this")
+	if !env.OK() || env.Output != "answer to review this" {
+		t.Fatalf("%+v", env)
+	}
+	rootReq := h.prov.requests("ROOT")[0]
+	if got := toolNames(rootReq); !slices.Contains(got, "llm_query") || !slices.Contains(got, "code_review_llm") || !slices.Contains(got, "explorer_llm") {
+		t.Errorf("root tools %v", got)
+	}
+	if !strings.Contains(rootReq.System, "## LLM Specialization Tools (if present)") {
+		t.Error("root system prompt lacks the specialization guidance")
+	}
+	sub := h.prov.requests("You are answering")[0]
+	for _, want := range []string{"You are a strict code reviewer. # not a comment", "REVIEW SKILL BODY"} {
+		if !strings.Contains(sub.System, want) {
+			t.Errorf("subquery system prompt lacks %q:\n%s", want, sub.System)
+		}
+	}
+	for _, forbidden := range []string{"llm_query", "code_review_llm", "explorer_llm", "ask_user", "subagent", "call_agent"} {
+		if slices.Contains(toolNames(sub), forbidden) {
+			t.Errorf("subquery offered %s: %v", forbidden, toolNames(sub))
+		}
+	}
+	if env.Children[0].Kind != delegate.KindSubquery || env.Children[0].Depth != 1 {
+		t.Errorf("child %+v", env.Children[0])
+	}
+}
+
+func TestSubqueryPolicyRefusesInventedCalls(t *testing.T) {
+	root := queryRoot()
+	h := newHarness(t, queryScript, root)
+	h.engine.Specializations = specs()
+	env := h.run(root, "cheat")
+	want := strings.Join([]string{
+		"Error: Subquery policy violation: tool 'llm_query' is not allowed in subquery scope",
+		"Error: Subquery policy violation: tool 'code_review_llm' is not allowed in subquery scope",
+		"Error: Subquery policy violation: tool 'ask_user' is not allowed in subquery scope",
+		`{"success":false,"output":"","error":"Subquery policy violation: execution_depth must be \u003c= 1 for llm_query specializations","metadata":{"subagent_label":"x","recursion_depth":"2"}}`,
+	}, " || ")
+	if env.Output != want {
+		t.Errorf("got  %s\nwant %s", env.Output, want)
+	}
+	if n := len(h.eventsOf(delegate.EventSpawn)); n != 1 {
+		t.Errorf("%d spawns; the refused calls must not spawn", n)
+	}
+}
+
+func TestSessionWindowAndIsolation(t *testing.T) {
+	root := queryRoot()
+	h := newHarness(t, queryScript, root)
+	h.engine.Specializations = specs()
+	for _, q := range []string{"q1", "q2", "q3"} {
+		if env := h.run(root, q); !env.OK() {
+			t.Fatalf("%s: %+v", q, env)
+		}
+	}
+	subs := h.prov.requests("You are answering")
+	last := subs[len(subs)-1]
+	var got []string
+	for _, m := range last.Messages {
+		got = append(got, string(m.Role)+":"+m.Content)
+	}
+	want := []string{"user:q1", "assistant:answer to q1", "user:q2", "assistant:answer to q2", "user:q3"}
+	// context_window = 2 replays exactly the last two exchanges.
+	if !slices.Equal(got, want) {
+		t.Errorf("third call saw %q\nwant %q", got, want)
+	}
+	// Plain llm_query keeps no session.
+	if env := h.run(root, "plain"); !env.OK() {
+		t.Fatal(env.Error)
+	}
+	subs = h.prov.requests("You are answering")
+	if n := len(subs[len(subs)-1].Messages); n != 1 {
+		t.Errorf("plain llm_query saw %d messages", n)
+	}
+}
+
+func TestLLMQueryOnlyAtTheRootAndWhenNamed(t *testing.T) {
+	root := agentDef("root", "ROOT")
+	root.Tools = []string{"read_file"}
+	h := newHarness(t, `rules: [{reply: {text: ok}}]`, root)
+	h.engine.Specializations = specs()
+	h.run(root, "x")
+	if got := toolNames(h.prov.requests("ROOT")[0]); !slices.Equal(got, []string{"read_file"}) {
+		t.Errorf("tools %v: llm_query must be left out when tools does not name it", got)
+	}
+	if strings.Contains(h.prov.requests("ROOT")[0].System, "LLM Specialization Tools") {
+		t.Error("guidance without specialization tools")
+	}
+}

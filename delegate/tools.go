@@ -1,0 +1,175 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"deputy/config"
+	"deputy/llm"
+	"deputy/tool"
+)
+
+// toolsFor assembles what a run's model is offered: its own tools, then the
+// delegation tools its scope may use at its depth. What is left out here
+// is also refused by the guard should the model call it anyway.
+func (e *Engine) toolsFor(s *Scope, r run) *tool.Registry {
+	reg := tool.NewRegistry()
+	if r.base != nil {
+		for _, t := range r.base.Tools() {
+			_ = reg.Add(t) // names in a registry are already unique and valid
+		}
+	}
+	if a := r.agent; a != nil && len(a.SubAgents) > 0 && s.Depth < callAgentMaxDepth(a) {
+		_ = reg.Add(e.callAgentTool(a))
+	}
+	if r.subagentOn && s.Depth < e.subagentMaxDepth() {
+		_ = reg.Add(&subagentTool{e: e})
+	}
+	if s.Depth == 0 {
+		for _, name := range r.queryTools {
+			if name == ToolLLMQuery {
+				_ = reg.Add(&queryTool{e: e})
+			} else if sp := e.specialization(name); sp != nil {
+				_ = reg.Add(&queryTool{e: e, spec: sp})
+			}
+		}
+	}
+	s.offered = map[string]bool{}
+	for _, n := range reg.Names() {
+		s.offered[n] = true
+	}
+	return reg
+}
+
+func callAgentMaxDepth(a *config.Agent) int {
+	d := a.SubAgentsConfig.MaxDepth
+	if d <= 0 {
+		d = config.DefaultSubAgentMaxDepth
+	}
+	return min(d, config.MaxSubAgentMaxDepth)
+}
+
+func (e *Engine) subagentMaxDepth() int {
+	if e.Subagent.MaxDepth > 0 {
+		return e.Subagent.MaxDepth
+	}
+	return 3
+}
+
+func (e *Engine) specialization(name string) *config.Specialization {
+	for i := range e.Specializations {
+		if e.Specializations[i].ToolName == name {
+			return &e.Specializations[i]
+		}
+	}
+	return nil
+}
+
+func (e *Engine) specializationNames() map[string]bool {
+	m := make(map[string]bool, len(e.Specializations))
+	for _, sp := range e.Specializations {
+		m[sp.ToolName] = true
+	}
+	return m
+}
+
+func (e *Engine) policyFor(s *Scope, _ *tool.Registry) *Policy {
+	p := &Policy{Kind: s.Kind, Depth: s.Depth, Offered: s.offered, Specializations: e.specializationNames(),
+		SubagentOn: s.subagentOn, SubagentMaxDepth: e.subagentMaxDepth()}
+	if s.agent != nil && len(s.agent.SubAgents) > 0 {
+		p.CallAgentMaxDepth = callAgentMaxDepth(s.agent)
+	}
+	return p
+}
+
+// guard is the central check every tool call of a run passes before it
+// runs (agent.Spec.Guard). Refusals are events, and a refused subagent
+// call answers with the subagent envelope.
+func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) error {
+	return func(_ context.Context, call llm.ToolCall) error {
+		err := p.Check(call.Name)
+		if err == nil {
+			return nil
+		}
+		label := subagentLabel(call.Arguments)
+		var depthErr *DepthError
+		if errors.As(err, &depthErr) {
+			ev := scopeEvent(EventDepthLimit, s)
+			ev.Label, ev.Depth, ev.MaxDepth, ev.Tool = label, depthErr.Depth, depthErr.MaxDepth, call.Name
+			e.emit(ev)
+		} else {
+			ev := scopeEvent(EventRefused, s)
+			ev.Tool, ev.Error = call.Name, err.Error()
+			e.emit(ev)
+		}
+		if call.Name == ToolSubagent {
+			return &tool.Refusal{Reason: err, Rendered: subagentFailure(label, s.Depth, err.Error())}
+		}
+		return err
+	}
+}
+
+// baseTools narrows the built-in tools to what an agent's config names
+// (delegation names are handled by the engine, not here), or to the
+// defaults when it names none.
+func (e *Engine) baseTools(a *config.Agent, workdir string) (*tool.Registry, error) {
+	all := e.Tools(workdir)
+	names := e.DefaultTools
+	if a.Tools != nil {
+		names = slices.DeleteFunc(slices.Clone(a.Tools), func(n string) bool {
+			return n == ToolCallAgent || n == ToolSubagent || n == ToolLLMQuery || e.specialization(n) != nil
+		})
+	}
+	reg, err := all.Narrow(names)
+	if err != nil {
+		return nil, &configError{agent: a, err: err}
+	}
+	return reg, nil
+}
+
+// queryToolsOf lists the llm_query tools a root agent is offered: all of
+// them when its config names no tools, else those it names.
+func (e *Engine) queryToolsOf(a *config.Agent) []string {
+	all := []string{ToolLLMQuery}
+	for _, sp := range e.Specializations {
+		all = append(all, sp.ToolName)
+	}
+	if a.Tools == nil {
+		return all
+	}
+	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(a.Tools, n) })
+}
+
+// configError is a problem with an agent's definition found when it is
+// about to run.
+type configError struct {
+	agent *config.Agent
+	err   error
+}
+
+func (c *configError) Error() string {
+	where := c.agent.Name
+	if c.agent.Path != "" {
+		where = c.agent.Path
+	}
+	return where + ": tools: " + c.err.Error()
+}
+
+func (c *configError) Unwrap() error { return c.err }
+
+// ErrConfig matches errors caused by an agent's definition (errors.Is).
+var ErrConfig = errors.New("configuration error")
+
+func (c *configError) Is(target error) bool { return target == ErrConfig }
+
+// subagentLabel digs the label out of subagent arguments, for events and
+// refusals; "" when there is none.
+func subagentLabel(args json.RawMessage) string {
+	var in struct {
+		Label string `json:"label"`
+	}
+	_ = json.Unmarshal(args, &in)
+	return in.Label
+}
