@@ -74,4 +74,3 @@ func TestNormalizeQueryOptions(t *testing.T) {
 		}
 	}
 }
-
