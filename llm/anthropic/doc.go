@@ -1,0 +1,40 @@
+// Package anthropic is deputy's llm.Provider for Anthropic's Messages API,
+// built on the official SDK (github.com/anthropics/anthropic-sdk-go).
+//
+// The adapter translates an llm.Request into one POST /v1/messages call:
+//
+//   - Request.System becomes the top-level "system" parameter.
+//   - User and assistant messages become "user" and "assistant" turns; an
+//     assistant's tool calls become tool_use blocks.
+//   - Consecutive llm.RoleTool messages are grouped into ONE user turn of
+//     tool_result blocks (with is_error), as the API requires the results of
+//     one assistant turn to arrive together.
+//   - Tools are passed with their JSON Schema unchanged as input_schema.
+//   - Params.Temperature is sent only when set (an explicit 0 is sent).
+//     max_tokens is required by the API: when Params.MaxTokens is nil the
+//     adapter sends DefaultMaxTokens (4096).
+//
+// Generate with a nil StreamFunc sends a plain request, bounded by the
+// SDK's own ten-minute limit for one; when max_tokens is so large that the
+// SDK refuses a plain request, the adapter streams and reports nothing.
+// Streams fail after Options.IdleTimeout without data (llm.StallError).
+//
+// Stop reasons map as end_turn/stop_sequence → stop, tool_use → tool_calls,
+// max_tokens/model_context_window_exceeded → length, refusal →
+// content_filter, anything else → other. Input usage counts every input
+// token the request was billed for: plain input plus cache writes and reads.
+//
+// The SDK is configured so that deputy alone decides: its own retries are off
+// (retry happens once, above the adapter, in llm.WithRetry) and its
+// environment defaults are off, so no credential, profile or base URL comes
+// from the environment; FromEnv is the single place where ANTHROPIC_API_KEY
+// and ANTHROPIC_BASE_URL are read.
+//
+// Every error is an *llm.Error. HTTP statuses map through llm.KindForStatus
+// (529 overloaded is a server error), Retry-After comes from the response's
+// retry-after-ms or retry-after header, and an error event inside a stream is
+// classified by its error type. A response body that is not valid JSON is
+// KindBadRequest with the message "malformed response": the same request
+// would most likely get the same answer, so it is not retried. Error texts
+// carry the server's message, never a header of the request.
+package anthropic

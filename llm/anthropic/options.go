@@ -1,0 +1,62 @@
+package anthropic
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+const (
+	// DefaultName is the provider name used when Options.Name is empty.
+	DefaultName = "anthropic"
+	// DefaultMaxTokens is sent as max_tokens when a request leaves
+	// Params.MaxTokens nil: the Messages API refuses a request without it.
+	DefaultMaxTokens = 4096
+	// DefaultIdleTimeout is how long a stream may stay silent before it fails.
+	DefaultIdleTimeout = 60 * time.Second
+)
+
+// Options configure a Provider. The zero value (plus an API key) talks to
+// api.anthropic.com.
+type Options struct {
+	// Name is the provider name used in errors and by Name(); default
+	// "anthropic".
+	Name string
+	// APIKey is sent as the x-api-key header.
+	APIKey string
+	// BaseURL is the API root without "/v1" (the SDK posts to
+	// BaseURL + "/v1/messages"); "" means the SDK's default. A trailing
+	// "/v1" is tolerated and removed.
+	BaseURL string
+	// HTTPClient sends the requests; nil means a client whose transport is
+	// an llm.IdleTransport. A given client's transport is wrapped in an
+	// llm.IdleTransport unless it already is one, so IdleTimeout always
+	// works.
+	HTTPClient *http.Client
+	// IdleTimeout fails a stream that sends nothing for this long; 0 means
+	// DefaultIdleTimeout, a negative value turns the watch off.
+	IdleTimeout time.Duration
+	// Headers are extra headers sent with every request.
+	Headers map[string]string
+}
+
+// FromEnv returns the Options that the environment asks for:
+// ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL. It is the only place in this
+// package that reads the environment; getenv is usually os.Getenv.
+func FromEnv(getenv func(string) string) Options {
+	return Options{
+		APIKey:  strings.TrimSpace(getenv("ANTHROPIC_API_KEY")),
+		BaseURL: strings.TrimSpace(getenv("ANTHROPIC_BASE_URL")),
+	}
+}
+
+// normalizeBaseURL removes a trailing "/v1" (and slashes): users often copy
+// the versioned URL, and the SDK appends "v1/messages" itself.
+func normalizeBaseURL(u string) string {
+	u = strings.TrimRight(strings.TrimSpace(u), "/")
+	u = strings.TrimSuffix(u, "/v1")
+	if u == "" {
+		return ""
+	}
+	return u + "/"
+}

@@ -1,0 +1,130 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/packages/param"
+
+	"deputy/llm"
+)
+
+// buildParams translates a neutral request into Messages API parameters.
+func buildParams(req *llm.Request) (sdk.MessageNewParams, error) {
+	if req.Model == "" {
+		return sdk.MessageNewParams{}, fmt.Errorf("no model named")
+	}
+	params := sdk.MessageNewParams{
+		Model:     sdk.Model(req.Model),
+		MaxTokens: DefaultMaxTokens,
+	}
+	if req.Params.MaxTokens != nil {
+		if *req.Params.MaxTokens < 1 {
+			return params, fmt.Errorf("max_tokens must be at least 1, got %d", *req.Params.MaxTokens)
+		}
+		params.MaxTokens = int64(*req.Params.MaxTokens)
+	}
+	if req.Params.Temperature != nil {
+		params.Temperature = param.NewOpt(*req.Params.Temperature)
+	}
+	if req.System != "" {
+		params.System = []sdk.TextBlockParam{{Text: req.System}}
+	}
+	msgs, err := buildMessages(req.Messages)
+	if err != nil {
+		return params, err
+	}
+	params.Messages = msgs
+	for _, t := range req.Tools {
+		tool, err := buildTool(t)
+		if err != nil {
+			return params, err
+		}
+		params.Tools = append(params.Tools, tool)
+	}
+	return params, nil
+}
+
+// buildMessages maps the conversation to Messages API turns. Consecutive
+// tool results become one user turn of tool_result blocks.
+func buildMessages(in []llm.Message) ([]sdk.MessageParam, error) {
+	var out []sdk.MessageParam
+	for i := 0; i < len(in); i++ {
+		m := in[i]
+		switch m.Role {
+		case llm.RoleUser:
+			if m.Content == "" {
+				continue // the API refuses empty text blocks
+			}
+			out = append(out, sdk.NewUserMessage(sdk.NewTextBlock(m.Content)))
+		case llm.RoleAssistant:
+			var blocks []sdk.ContentBlockParamUnion
+			if m.Content != "" {
+				blocks = append(blocks, sdk.NewTextBlock(m.Content))
+			}
+			for _, tc := range m.ToolCalls {
+				blocks = append(blocks, sdk.NewToolUseBlock(tc.ID, toolInput(tc.Arguments), tc.Name))
+			}
+			if len(blocks) > 0 {
+				out = append(out, sdk.NewAssistantMessage(blocks...))
+			}
+		case llm.RoleTool:
+			var blocks []sdk.ContentBlockParamUnion
+			for ; i < len(in) && in[i].Role == llm.RoleTool; i++ {
+				blocks = append(blocks, toolResult(in[i]))
+			}
+			i-- // the outer loop advances past the last tool message
+			out = append(out, sdk.NewUserMessage(blocks...))
+		default:
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+		}
+	}
+	return out, nil
+}
+
+// toolResult builds one tool_result block. An empty result is sent without
+// content, since the API refuses empty text blocks.
+func toolResult(m llm.Message) sdk.ContentBlockParamUnion {
+	b := sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+	if m.IsError {
+		b.IsError = param.NewOpt(true)
+	}
+	if m.Content != "" {
+		b.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
+	}
+	return sdk.ContentBlockParamUnion{OfToolResult: &b}
+}
+
+// toolInput returns a tool call's arguments as the JSON object tool_use
+// wants. Empty arguments become {}; arguments that are not a JSON object
+// (a model's broken output) also become {}, because the API would refuse
+// the whole request otherwise, and the tool's error result that followed
+// the broken call already tells the model what went wrong.
+func toolInput(args json.RawMessage) json.RawMessage {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		return json.RawMessage(`{}`)
+	}
+	return json.RawMessage(trimmed)
+}
+
+// buildTool passes the tool's JSON Schema through unchanged as input_schema.
+func buildTool(t llm.ToolSpec) (sdk.ToolUnionParam, error) {
+	schema := bytes.TrimSpace(t.Parameters)
+	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
+		schema = []byte(`{"type":"object","properties":{}}`)
+	}
+	if !json.Valid(schema) {
+		return sdk.ToolUnionParam{}, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+	}
+	tp := sdk.ToolParam{
+		Name:        t.Name,
+		InputSchema: param.Override[sdk.ToolInputSchemaParam](json.RawMessage(schema)),
+	}
+	if t.Description != "" {
+		tp.Description = param.NewOpt(t.Description)
+	}
+	return sdk.ToolUnionParam{OfTool: &tp}, nil
+}

@@ -1,0 +1,56 @@
+package anthropic
+
+import (
+	"context"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+
+	"deputy/llm"
+)
+
+// stream performs a streaming call, reporting events to onEvent (which may
+// be nil), and assembles the message with the SDK's Accumulate.
+func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEvent llm.StreamFunc) (*llm.Response, error) {
+	sctx, stalled := llm.WithIdleTimeout(ctx, p.idle)
+	s := p.client.Messages.NewStreaming(sctx, params)
+	defer s.Close()
+
+	var msg sdk.Message
+	complete := false
+	for s.Next() {
+		ev := s.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return nil, malformed(p.name, err)
+		}
+		switch ev.Type {
+		case "content_block_delta":
+			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" && onEvent != nil {
+				onEvent(llm.StreamEvent{Kind: llm.EventTextDelta, Text: ev.Delta.Text})
+			}
+		case "content_block_stop":
+			// Accumulate checked the index. A tool call is complete, its
+			// arguments assembled, once its block stops.
+			if b := msg.Content[ev.Index]; b.Type == "tool_use" && onEvent != nil {
+				tc := toolCall(b)
+				onEvent(llm.StreamEvent{Kind: llm.EventToolCall, ToolCall: &tc})
+			}
+		case "message_stop":
+			complete = true
+		}
+		if complete {
+			// Nothing follows message_stop; do not wait for the server
+			// to close the stream.
+			break
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, p.classify(ctx, err, stalled)
+	}
+	if !complete {
+		// The body ended cleanly but the message did not: the connection
+		// was closed early, so asking again may well succeed.
+		early := &llm.Error{Kind: llm.KindConnection, Message: "stream ended before message_stop"}
+		return nil, p.classify(ctx, early, stalled)
+	}
+	return toResponse(&msg), nil
+}

@@ -1,0 +1,87 @@
+package gemini
+
+import (
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+
+	"google.golang.org/genai"
+
+	"deputy/llm"
+)
+
+// FuzzResponse: whatever a server sends as a generateContent answer, the
+// assembled response has valid JSON object arguments, distinct IDs, and
+// events that match it.
+func FuzzResponse(f *testing.F) {
+	f.Add([]byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":2}}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":[1,{"b":null}]}},"thoughtSignature":"c2ln"},{"functionCall":{"id":"x","name":"g"}}]},"finishReason":"STOP"}]}`))
+	f.Add([]byte(`{"promptFeedback":{"blockReason":"SAFETY"}}`))
+	f.Add([]byte(`{"candidates":[null,{"content":null}]}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"t","thought":true},null]},"finishReason":"MAX_TOKENS"}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var r genai.GenerateContentResponse
+		if json.Unmarshal(body, &r) != nil {
+			return
+		}
+		p := &Provider{name: "gemini"}
+		var a assembler
+		var events []llm.ToolCall
+		a.add(p, &r, func(ev llm.StreamEvent) {
+			if ev.Kind == llm.EventToolCall {
+				events = append(events, *ev.ToolCall)
+			}
+		})
+		resp := a.response()
+		if len(events) != len(resp.Message.ToolCalls) {
+			t.Fatalf("%d tool call events for %d calls", len(events), len(resp.Message.ToolCalls))
+		}
+		ids := map[string]bool{}
+		for _, c := range resp.Message.ToolCalls {
+			var obj map[string]any
+			if err := json.Unmarshal(c.Arguments, &obj); err != nil || obj == nil {
+				t.Fatalf("arguments %q are not a JSON object", c.Arguments)
+			}
+			if c.ID == "" {
+				t.Fatal("call without an ID")
+			}
+			ids[c.ID] = true
+		}
+		if resp.FinishReason == "" {
+			t.Fatal("empty finish reason")
+		}
+		// Replaying the answer must build a request without error.
+		req := &llm.Request{Model: "gemini-3", Messages: []llm.Message{llm.UserMessage("u"), resp.Message}}
+		if _, _, err := p.buildRequest(req); err != nil {
+			t.Fatalf("replaying the answer: %v", err)
+		}
+	})
+}
+
+// FuzzAPIError: any error body gives a bounded message and a sane delay.
+func FuzzAPIError(f *testing.F) {
+	f.Add([]byte(`{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}`))
+	f.Add([]byte(`{"code":0,"message":"","status":"UNAVAILABLE"}`))
+	f.Add([]byte(`{"code":502,"status":"502 Bad Gateway","message":"<html>bad</html>"}`))
+	f.Add([]byte(`{"details":[{"@type":"google.rpc.RetryInfo","retryDelay":"-5s"},{"retryDelay":7}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var e genai.APIError
+		if json.Unmarshal(body, &e) != nil {
+			return
+		}
+		p := &Provider{name: "gemini"}
+		out := p.apiError(e, nil)
+		if len(out.Message) > maxMessage+len("…") {
+			t.Fatalf("message of %d bytes exceeds the bound", len(out.Message))
+		}
+		if utf8.ValidString(e.Message) && utf8.ValidString(e.Status) && !utf8.ValidString(out.Message) {
+			t.Fatalf("invalid UTF-8 message %q", out.Message)
+		}
+		if out.RetryAfter < 0 {
+			t.Fatalf("negative retry delay %v", out.RetryAfter)
+		}
+		if out.Kind == llm.KindUnknown {
+			t.Fatalf("unclassified error %+v", e)
+		}
+	})
+}
