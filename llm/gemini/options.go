@@ -41,14 +41,18 @@ type Options struct {
 }
 
 // FromEnv returns the Options that the environment asks for: the API key
-// from GEMINI_API_KEY, else GOOGLE_API_KEY. It is the only place in this
+// from GEMINI_API_KEY, else GOOGLE_API_KEY, and the base URL from
+// GOOGLE_GEMINI_BASE_URL. It is the only place in this
 // package that reads the environment; getenv is usually os.Getenv.
 func FromEnv(getenv func(string) string) Options {
 	key := strings.TrimSpace(getenv("GEMINI_API_KEY"))
 	if key == "" {
 		key = strings.TrimSpace(getenv("GOOGLE_API_KEY"))
 	}
-	return Options{APIKey: key}
+	// GOOGLE_GEMINI_BASE_URL is the variable genai itself honours; deputy
+	// reads it here, once, because the SDK is never left to read the
+	// environment on its own.
+	return Options{APIKey: key, BaseURL: strings.TrimSpace(getenv("GOOGLE_GEMINI_BASE_URL"))}
 }
 
 // normalizeBaseURL returns the base URL the SDK wants: DefaultBaseURL for

@@ -1,0 +1,26 @@
+// Package openai is deputy's adapter for the OpenAI chat completions API and
+// for every server that speaks it: Ollama's /v1 endpoint, vLLM, llama.cpp,
+// LM Studio, OpenRouter and the like. It is built on the official SDK
+// (github.com/openai/openai-go/v3) and implements llm.Provider.
+//
+// Decisions worth knowing:
+//
+//   - The SDK never reads the environment here. The client is assembled from
+//     explicit options only; the one place that reads OPENAI_API_KEY,
+//     OPENAI_BASE_URL and OLLAMA_HOST is FromEnv / OllamaFromEnv.
+//   - The SDK's own retries are off. Retrying is done uniformly for all
+//     providers by llm.WithRetry above the adapter.
+//   - Max tokens travel as max_completion_tokens to OpenAI itself (its
+//     reasoning models refuse max_tokens) and as max_tokens to every other
+//     server, which is the field all compatible servers understand. Options
+//     can force either.
+//   - The chat completions wire format has no error flag on tool results, so
+//     llm.Message.IsError is not sent; the result text must speak for itself.
+//   - Errors are all *llm.Error. A 2xx response whose body cannot be decoded
+//     is KindBadRequest ("malformed response"), which llm.WithRetry does not
+//     retry: a server that answers garbage once will most likely do so again.
+//     A stream that ends cleanly but before any finish_reason arrived counts
+//     as a dropped connection (KindConnection), since the answer is partial.
+//   - Finish reasons are normalised: a response carrying tool calls is
+//     FinishToolCalls even when a compatible server reports "stop".
+package openai

@@ -1,0 +1,119 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+
+	"deputy/llm"
+)
+
+// emptyArguments stands in for tool-call arguments the model left empty: the
+// wire format wants a JSON object text.
+const emptyArguments = "{}"
+
+// buildParams translates a neutral request into chat completion parameters.
+func (p *Provider) buildParams(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
+	params := sdk.ChatCompletionNewParams{Model: req.Model}
+	if req.Model == "" {
+		return params, fmt.Errorf("request names no model")
+	}
+	msgs := make([]sdk.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
+	if req.System != "" {
+		msgs = append(msgs, sdk.SystemMessage(req.System))
+	}
+	for i, m := range req.Messages {
+		msg, err := toMessage(m)
+		if err != nil {
+			return params, fmt.Errorf("message %d: %w", i, err)
+		}
+		msgs = append(msgs, msg)
+	}
+	params.Messages = msgs
+
+	for _, t := range req.Tools {
+		tool, err := toTool(t)
+		if err != nil {
+			return params, err
+		}
+		params.Tools = append(params.Tools, tool)
+	}
+
+	// Only parameters the caller set are sent; an explicit 0 temperature is
+	// a choice (deterministic output), not an absence.
+	if t := req.Params.Temperature; t != nil {
+		params.Temperature = sdk.Float(*t)
+	}
+	if n := req.Params.MaxTokens; n != nil {
+		if p.maxTokensField == MaxCompletionTokensField {
+			params.MaxCompletionTokens = sdk.Int(int64(*n))
+		} else {
+			params.MaxTokens = sdk.Int(int64(*n))
+		}
+	}
+	return params, nil
+}
+
+// toMessage translates one neutral message.
+func toMessage(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
+	switch m.Role {
+	case llm.RoleUser:
+		return sdk.UserMessage(m.Content), nil
+	case llm.RoleAssistant:
+		var a sdk.ChatCompletionAssistantMessageParam
+		// Content may be omitted only when tool calls carry the message.
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			a.Content.OfString = sdk.String(m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+					ID: c.ID,
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{
+						Name:      c.Name,
+						Arguments: argumentsText(c.Arguments),
+					},
+				},
+			})
+		}
+		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	case llm.RoleTool:
+		if m.ToolCallID == "" {
+			return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("tool result names no tool_call_id")
+		}
+		// IsError has no place in this wire format; see the package doc.
+		return sdk.ToolMessage(m.Content, m.ToolCallID), nil
+	default:
+		return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+	}
+}
+
+// toTool translates a tool spec. The JSON Schema passes through as given; an
+// empty one becomes the schema of a function without parameters.
+func toTool(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
+	fn := shared.FunctionDefinitionParam{Name: t.Name}
+	if t.Description != "" {
+		fn.Description = sdk.String(t.Description)
+	}
+	schema := bytes.TrimSpace(t.Parameters)
+	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
+		schema = []byte(`{"type":"object","properties":{}}`)
+	}
+	var params shared.FunctionParameters
+	if err := json.Unmarshal(schema, &params); err != nil || params == nil {
+		return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: parameters must be a JSON Schema object", t.Name)
+	}
+	fn.Parameters = params
+	return sdk.ChatCompletionFunctionTool(fn), nil
+}
+
+// argumentsText is the wire form of tool-call arguments.
+func argumentsText(args json.RawMessage) string {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return emptyArguments
+	}
+	return string(args)
+}

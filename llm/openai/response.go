@@ -1,0 +1,73 @@
+package openai
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	sdk "github.com/openai/openai-go/v3"
+
+	"deputy/llm"
+)
+
+// fromCompletion translates the first choice of a completion into a neutral
+// response. A completion without choices is an error: there is no answer.
+func fromCompletion(c *sdk.ChatCompletion) (*llm.Response, error) {
+	if c == nil || len(c.Choices) == 0 {
+		return nil, errors.New("response has no choices")
+	}
+	choice := c.Choices[0]
+	msg := llm.Message{Role: llm.RoleAssistant, Content: choice.Message.Content}
+	if msg.Content == "" {
+		// A refusal is the model's answer too; without it the caller would
+		// see an empty reply and no reason.
+		msg.Content = choice.Message.Refusal
+	}
+	for _, tc := range choice.Message.ToolCalls {
+		// Only function tools are offered, so other kinds (custom tools)
+		// cannot be answered and are left out. Some compatible servers
+		// omit the type.
+		if tc.Type != "" && tc.Type != "function" {
+			continue
+		}
+		msg.ToolCalls = append(msg.ToolCalls, toolCall(tc.ID, tc.Function.Name, tc.Function.Arguments))
+	}
+	return &llm.Response{
+		Message:      msg,
+		Usage:        usage(c.Usage),
+		FinishReason: finishReason(choice.FinishReason, len(msg.ToolCalls) > 0),
+		Model:        c.Model,
+	}, nil
+}
+
+// toolCall builds a neutral tool call; empty arguments become "{}".
+func toolCall(id, name, args string) llm.ToolCall {
+	if strings.TrimSpace(args) == "" {
+		args = emptyArguments
+	}
+	return llm.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}
+}
+
+func usage(u sdk.CompletionUsage) llm.Usage {
+	return llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+}
+
+// finishReason maps the wire's finish reason. Some compatible servers say
+// "stop" (or nothing) when the model called tools; the tool calls decide.
+func finishReason(reason string, hasToolCalls bool) llm.FinishReason {
+	switch reason {
+	case "tool_calls", "function_call":
+		return llm.FinishToolCalls
+	case "length":
+		return llm.FinishLength
+	case "content_filter":
+		return llm.FinishContentFilter
+	case "stop", "":
+		if hasToolCalls {
+			return llm.FinishToolCalls
+		}
+		return llm.FinishStop
+	default:
+		return llm.FinishOther
+	}
+}

@@ -1,0 +1,84 @@
+package providers
+
+import (
+	"fmt"
+	"strings"
+
+	"deputy/llm"
+	"deputy/llm/anthropic"
+	"deputy/llm/gemini"
+	"deputy/llm/openai"
+)
+
+// Each builder reads its variables through r.getenv via the adapter's
+// FromEnv, checks the key, and adds the registry-wide transport settings.
+
+func (r *Registry) buildOpenAI() (llm.Provider, error) {
+	opts := openai.FromEnv(r.getenv)
+	if opts.APIKey == "" {
+		return nil, missingKey(OpenAI, "OPENAI_API_KEY")
+	}
+	opts.HTTPClient, opts.IdleTimeout = r.cfg.HTTPClient, r.cfg.IdleTimeout
+	return wrapNew(openai.New, opts, "OPENAI_BASE_URL")
+}
+
+func (r *Registry) buildOllama() (llm.Provider, error) {
+	// A local Ollama needs no key.
+	opts := openai.OllamaFromEnv(r.getenv)
+	opts.HTTPClient, opts.IdleTimeout = r.cfg.HTTPClient, r.cfg.IdleTimeout
+	return wrapNew(openai.New, opts, "OLLAMA_HOST")
+}
+
+func (r *Registry) buildAnthropic() (llm.Provider, error) {
+	opts := anthropic.FromEnv(r.getenv)
+	if opts.APIKey == "" {
+		return nil, missingKey(Anthropic, "ANTHROPIC_API_KEY")
+	}
+	opts.Name = Anthropic
+	opts.HTTPClient, opts.IdleTimeout = r.cfg.HTTPClient, r.cfg.IdleTimeout
+	return wrapNew(anthropic.New, opts, "ANTHROPIC_BASE_URL")
+}
+
+func (r *Registry) buildGemini() (llm.Provider, error) {
+	opts := gemini.FromEnv(r.getenv)
+	if opts.APIKey == "" {
+		return nil, missingKey(Gemini, "GEMINI_API_KEY (or GOOGLE_API_KEY)")
+	}
+	opts.Name = Gemini
+	opts.HTTPClient, opts.IdleTimeout = r.cfg.HTTPClient, r.cfg.IdleTimeout
+	return wrapNew(gemini.New, opts, "the Gemini options")
+}
+
+func (r *Registry) buildCustom(name string, c Custom) (llm.Provider, error) {
+	switch c.Type {
+	case "", TypeOpenAI:
+	default:
+		return nil, fmt.Errorf("custom provider %q: type %q is not supported (the only type is %q)", name, c.Type, TypeOpenAI)
+	}
+	if strings.TrimSpace(c.BaseURL) == "" {
+		return nil, fmt.Errorf("custom provider %q: base_url is required", name)
+	}
+	opts := openai.Options{
+		Name:        name,
+		BaseURL:     c.BaseURL,
+		HTTPClient:  r.cfg.HTTPClient,
+		IdleTimeout: r.cfg.IdleTimeout,
+	}
+	if env := strings.TrimSpace(c.APIKeyEnv); env != "" {
+		opts.APIKey = strings.TrimSpace(r.getenv(env))
+		if opts.APIKey == "" {
+			return nil, missingKey(name, env)
+		}
+	}
+	return wrapNew(openai.New, opts, "its base_url")
+}
+
+// wrapNew calls an adapter's constructor. Its errors already name the
+// provider; the hint says where the offending setting came from.
+func wrapNew[O any, P llm.Provider](newFn func(O) (P, error), opts O, hint string) (llm.Provider, error) {
+	p, err := newFn(opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w (check %s)", err, hint)
+	}
+	return p, nil
+}

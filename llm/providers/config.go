@@ -1,0 +1,42 @@
+package providers
+
+import (
+	"net/http"
+	"time"
+
+	"deputy/llm"
+)
+
+// Custom describes a named provider defined in the configuration, such as a
+// vLLM server or OpenRouter.
+type Custom struct {
+	// Type is the wire format: "openai" (the chat completions API) is the
+	// only one for now; "" means "openai".
+	Type string
+	// BaseURL is the API root, usually ending in "/v1/". Required.
+	BaseURL string
+	// APIKeyEnv names the environment variable holding the key; "" means
+	// the server needs no key.
+	APIKeyEnv string
+}
+
+// Config configures a Registry.
+type Config struct {
+	// Custom maps a provider name to its definition. A name may not be one
+	// of BuiltinNames.
+	Custom map[string]Custom
+	// Retry is the policy every provider is wrapped in.
+	Retry llm.RetryPolicy
+	// IdleTimeout fails a stream silent this long; 0 means each adapter's
+	// default (60s).
+	IdleTimeout time.Duration
+	// Getenv reads environment variables; nil means os.Getenv.
+	Getenv func(string) string
+	// HTTPClient, when set, sends every provider's requests (tests point it
+	// at a fake server).
+	HTTPClient *http.Client
+}
+
+// TypeOpenAI is the Custom.Type of a server speaking the OpenAI chat
+// completions API.
+const TypeOpenAI = "openai"
