@@ -17,8 +17,8 @@ import (
 
 func TestParseModel(t *testing.T) {
 	for in, want := range map[string]string{
-		"openai/gpt-4.1":                      "openai|gpt-4.1",
-		"openrouter/meta-llama/llama-3.1-8b":  "openrouter|meta-llama/llama-3.1-8b",
+		"openai/gpt-4.1":                     "openai|gpt-4.1",
+		"openrouter/meta-llama/llama-3.1-8b": "openrouter|meta-llama/llama-3.1-8b",
 		" script/examples/team/script.yaml ": "script|examples/team/script.yaml",
 	} {
 		ref, err := llm.ParseModel(in)

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"strings"
+)
+
+// busyTimeoutMS is how long a connection waits for another process's lock before
+// giving up with SQLITE_BUSY. Inside one process the write queue means nobody waits
+// on the lock at all; across processes a transaction holds it for milliseconds.
+const busyTimeoutMS = "10000"
+
+// writerDSN is the DSN of the one connection that writes.
+//
+// synchronous=NORMAL is enough with WAL: a commit appends to the WAL file and returns
+// once the OS has it, so it survives the process being killed; fsync happens at
+// checkpoints, so only an OS crash or power loss can lose recent commits, and neither
+// can corrupt the file. FULL would fsync on every commit for no gain against the
+// failure this ledger must survive (a killed process).
+//
+// _txlock=immediate makes BEGIN take the write lock at once, so a transaction never
+// fails halfway when it tries to upgrade a read lock that another process holds.
+func writerDSN(path string) string {
+	return "file:" + escapeURIPath(path) + "?" + strings.Join([]string{
+		"_pragma=busy_timeout(" + busyTimeoutMS + ")",
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous(NORMAL)",
+		"_pragma=foreign_keys(1)",
+		"_txlock=immediate",
+	}, "&")
+}
+
+// readerDSN is the DSN of the read-only pool. mode=ro makes SQLite open the file read
+// only, so a reader can never take the write lock; in WAL mode it needs none to read.
+func readerDSN(path string) string {
+	return "file:" + escapeURIPath(path) + "?" + strings.Join([]string{
+		"mode=ro",
+		"_pragma=busy_timeout(" + busyTimeoutMS + ")",
+		"_pragma=query_only(1)",
+	}, "&")
+}
+
+// escapeURIPath escapes the characters that would end or change the path part of an
+// SQLite "file:" URI. SQLite decodes %HH in the path; "?" starts the query and "#" the
+// fragment. Everything else is taken literally.
+func escapeURIPath(path string) string {
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; c {
+		case '%', '?', '#':
+			b.WriteByte('%')
+			b.WriteByte("0123456789ABCDEF"[c>>4])
+			b.WriteByte("0123456789ABCDEF"[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

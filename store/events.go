@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Event is one telemetry event (spawn, complete, error, truncation, ...).
+type Event struct {
+	ID     int64 // assigned by AppendEvent; increases with every event
+	RunID  string
+	RootID string
+	Type   string
+	Fields json.RawMessage // a JSON object of the event's fields
+	At     time.Time       // now when zero
+}
+
+// AppendEvent records an event and writes its ID (and At, when zero) back into e.
+// RunID need not name a recorded run: telemetry is kept even for runs that are not.
+func (s *Store) AppendEvent(ctx context.Context, e *Event) error {
+	if e.Type == "" {
+		return fmt.Errorf("store: append event: Type is required")
+	}
+	fields, err := jsonColumn("event fields", e.Fields)
+	if err != nil {
+		return fmt.Errorf("store: append %s event: %w", e.Type, err)
+	}
+	at := nowIfZero(e.At)
+	var id int64
+	err = s.write(ctx, func(t *wtx) error {
+		res, err := t.exec(insertEvent, e.RunID, e.RootID, e.Type, fields, at.UnixNano())
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: append %s event: %w", e.Type, err)
+	}
+	e.ID, e.At = id, at
+	return nil
+}
+
+const insertEvent = `INSERT INTO events (run_id, root_id, type, fields, at) VALUES (?, ?, ?, ?, ?)`
+
+const (
+	eventsOfRun  = `SELECT id, run_id, root_id, type, fields, at FROM events WHERE run_id = ? ORDER BY id`
+	eventsOfTree = `SELECT id, run_id, root_id, type, fields, at FROM events WHERE root_id = ? ORDER BY id`
+)
+
+// Events returns the events of one run, oldest first.
+func (s *Store) Events(ctx context.Context, runID string) ([]Event, error) {
+	return s.events(ctx, eventsOfRun, runID)
+}
+
+// TreeEvents returns the events of every run in the tree rooted at rootID, oldest first.
+func (s *Store) TreeEvents(ctx context.Context, rootID string) ([]Event, error) {
+	return s.events(ctx, eventsOfTree, rootID)
+}
+
+func (s *Store) events(ctx context.Context, query, id string) ([]Event, error) {
+	rows, err := s.query(ctx, query, id)
+	if errors.Is(err, ErrClosed) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: events of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var fields sql.NullString
+		var at sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.RunID, &e.RootID, &e.Type, &fields, &at); err != nil {
+			return nil, fmt.Errorf("store: events of %s: %w", id, err)
+		}
+		e.Fields, e.At = fromJSONColumn(fields), fromNanos(at)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: events of %s: %w", id, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Message is one entry of a run's conversation.
+type Message struct {
+	RunID string
+	// Seq orders the run's messages. Zero asks the store for the next number (one
+	// more than the run's highest, starting at 1), written back into the Message.
+	Seq     int
+	Role    string // "user", "assistant" or "tool"
+	Content string
+	// ToolCalls is the JSON of the tool calls an assistant message asked for.
+	ToolCalls json.RawMessage
+	// ToolCallID, ToolName and IsError describe a tool result.
+	ToolCallID string
+	ToolName   string
+	IsError    bool
+	// Usage of the model call that produced this message (assistant messages).
+	InputTokens, OutputTokens int64
+	CreatedAt                 time.Time // now when zero
+}
+
+// AppendMessage records a message of a recorded run. It returns once the message is
+// committed: a process killed afterwards still has it on disk.
+func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
+	calls, err := jsonColumn("tool calls", m.ToolCalls)
+	if err != nil {
+		return fmt.Errorf("store: append message to run %s: %w", m.RunID, err)
+	}
+	if m.Role == "" {
+		return fmt.Errorf("store: append message to run %s: Role is required", m.RunID)
+	}
+	created := nowIfZero(m.CreatedAt)
+	seq := m.Seq
+	err = s.write(ctx, func(t *wtx) error {
+		seq = m.Seq
+		if seq == 0 {
+			if err := t.queryRow(nextMessageSeq, m.RunID).Scan(&seq); err != nil {
+				return err
+			}
+		}
+		_, err := t.exec(insertMessage, m.RunID, seq, m.Role, m.Content, calls,
+			m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, created.UnixNano())
+		switch sqliteCode(err) {
+		case codeConstraintForeignKey:
+			return fmt.Errorf("run %s is not recorded: %w", m.RunID, ErrNotFound)
+		case codeConstraintUnique:
+			return fmt.Errorf("message %d is already recorded: %w", seq, err)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: append message to run %s: %w", m.RunID, err)
+	}
+	m.Seq, m.CreatedAt = seq, created
+	return nil
+}
+
+// nextMessageSeq reads the run's highest seq from the end of the (run_id, seq) index.
+const nextMessageSeq = `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE run_id = ?`
+
+const insertMessage = `INSERT INTO messages
+    (run_id, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, input_tokens, output_tokens, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+const messagesOfRun = `SELECT run_id, seq, role, content, tool_calls, tool_call_id, tool_name,
+    is_error, input_tokens, output_tokens, created_at FROM messages WHERE run_id = ? ORDER BY seq`
+
+// Messages returns a run's messages in order.
+func (s *Store) Messages(ctx context.Context, runID string) ([]Message, error) {
+	rows, err := s.query(ctx, messagesOfRun, runID)
+	if errors.Is(err, ErrClosed) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: messages of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		var m Message
+		var calls sql.NullString
+		var created sql.NullInt64
+		if err := rows.Scan(&m.RunID, &m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName,
+			&m.IsError, &m.InputTokens, &m.OutputTokens, &created); err != nil {
+			return nil, fmt.Errorf("store: messages of run %s: %w", runID, err)
+		}
+		m.ToolCalls, m.CreatedAt = fromJSONColumn(calls), fromNanos(created)
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: messages of run %s: %w", runID, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+)
+
+func TestEmbeddedMigrationsLoad(t *testing.T) {
+	ms := embeddedMigrations()
+	if len(ms) == 0 || ms[0].name != "0001_init.sql" {
+		t.Fatalf("embedded migrations = %+v", ms)
+	}
+}
+
+func TestMigrateFromEmpty(t *testing.T) {
+	s := openTemp(t)
+	db := rawDB(t, s.Path())
+	if got, want := userVersion(t, db), len(embeddedMigrations()); got != want {
+		t.Errorf("user_version = %d, want %d", got, want)
+	}
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	for _, table := range []string{"runs", "messages", "sessions", "exchanges", "events"} {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
+			t.Errorf("table %s: count %d, %v", table, n, err)
+		}
+	}
+}
+
+// TestMigrateFromEachVersion builds a file at every earlier schema version with
+// the first v migrations, puts a run in it when it has the runs table, and checks
+// that Open brings it to the latest version with the run intact.
+func TestMigrateFromEachVersion(t *testing.T) {
+	ms := embeddedMigrations()
+	for v := 0; v < len(ms); v++ {
+		t.Run(ms[v].name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "old.db")
+			db := rawDB(t, path)
+			if err := migrate(context.Background(), db, ms[:v]); err != nil {
+				t.Fatal(err)
+			}
+			if v >= 1 {
+				// The columns of version 1 that every later version keeps.
+				if _, err := db.Exec(`INSERT INTO runs (id, root_id, kind, status, started_at) VALUES ('OLD', 'OLD', 'root', 'ok', 1)`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db.Close()
+
+			s := openAt(t, path)
+			if got := userVersion(t, rawDB(t, path)); got != len(ms) {
+				t.Errorf("user_version after Open = %d, want %d", got, len(ms))
+			}
+			if v >= 1 {
+				if r, err := s.GetRun(context.Background(), "OLD"); err != nil || r.Status != "ok" {
+					t.Errorf("run from version %d: %+v, %v", v, r, err)
+				}
+			}
+		})
+	}
+}
+
+// TestMigrateStepwise runs the migration machinery over a made-up history, so the
+// step-by-step upgrade is tested even while the real history has one step.
+func TestMigrateStepwise(t *testing.T) {
+	fsys := fstest.MapFS{
+		"0001_notes.sql":  {Data: []byte(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);`)},
+		"0002_author.sql": {Data: []byte(`ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT 'unknown';`)},
+		"0003_index.sql": {Data: []byte(`CREATE INDEX notes_by_author ON notes(author);
+UPDATE notes SET author = 'migrated' WHERE author = 'unknown';`)},
+		"README.md": {Data: []byte("not a migration")},
+	}
+	ms, err := loadMigrations(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db := rawDB(t, filepath.Join(t.TempDir(), "steps.db"))
+	if err := migrate(ctx, db, ms[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO notes (body) VALUES ('kept')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, db, ms); err != nil {
+		t.Fatal(err)
+	}
+	var body, author string
+	if err := db.QueryRow(`SELECT body, author FROM notes`).Scan(&body, &author); err != nil || body != "kept" || author != "migrated" {
+		t.Errorf("after migrating 1 -> 3: %q, %q, %v", body, author, err)
+	}
+	if v := userVersion(t, db); v != 3 {
+		t.Errorf("user_version = %d, want 3", v)
+	}
+	// Migrating again is a no-op.
+	if err := migrate(ctx, db, ms); err != nil {
+		t.Fatal(err)
+	}
+
+	// A failing step leaves the file at the last good version.
+	bad := append(ms[:3:3], migration{version: 4, name: "0004_bad.sql", sql: `CREATE TABLE x (a); SELECT nonsense FROM nowhere;`})
+	if err := migrate(ctx, db, bad); err == nil || !strings.Contains(err.Error(), "0004_bad.sql") {
+		t.Errorf("bad migration: %v, want an error naming the file", err)
+	}
+	if v := userVersion(t, db); v != 3 {
+		t.Errorf("user_version after a failed step = %d, want 3", v)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'x'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("failed step left table x behind (%d, %v)", n, err)
+	}
+}
+
+func TestLoadMigrationsRejects(t *testing.T) {
+	sql := &fstest.MapFile{Data: []byte("SELECT 1;")}
+	tests := []struct {
+		name string
+		fsys fstest.MapFS
+		want string
+	}{
+		{"gap", fstest.MapFS{"0001_a.sql": sql, "0003_c.sql": sql}, "0003_c.sql: expected version 2"},
+		{"repeat", fstest.MapFS{"0001_a.sql": sql, "0001_b.sql": sql}, "expected version 2"},
+		{"no number", fstest.MapFS{"init.sql": sql}, "init.sql: name must be NNNN_description.sql"},
+		{"zero", fstest.MapFS{"0000_a.sql": sql}, "name must be"},
+		{"starts at 2", fstest.MapFS{"0002_a.sql": sql}, "expected version 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadMigrations(tt.fsys)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("loadMigrations: %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestOpenNewerSchemaFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "future.db")
+	s := openAt(t, path)
+	s.Close()
+	latest := len(embeddedMigrations())
+	future := latest + 5
+	db := rawDB(t, path)
+	if _, err := db.Exec(`PRAGMA user_version = ` + itoa(future)); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err := Open(context.Background(), path)
+	want := "database schema version " + itoa(future) + " is newer than this deputy supports (" + itoa(latest) + "); upgrade deputy"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Open of a newer file: %v\nwant an error containing %q", err, want)
+	}
+	var sv *SchemaVersionError
+	if !errors.As(err, &sv) || sv.Have != future || sv.Max != latest {
+		t.Errorf("error %v is not a SchemaVersionError{%d, %d}", err, future, latest)
+	}
+	if v := userVersion(t, db); v != future {
+		t.Errorf("Open changed the newer file's version to %d", v)
+	}
+}
+
+// Several processes starting at once on a new file must apply each migration once.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "race.db")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			s, err := Open(context.Background(), path)
+			if err == nil {
+				err = s.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if v := userVersion(t, rawDB(t, path)); v != len(embeddedMigrations()) {
+		t.Errorf("user_version = %d", v)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

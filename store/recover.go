@@ -1,0 +1,62 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// StatusInterrupted is set by Open on runs whose owning process died mid-run.
+const StatusInterrupted = "interrupted"
+
+// recoverInterrupted marks the running runs of dead processes as interrupted. It
+// works under the write lock, so two processes opening at once agree, and only on
+// rows still "running" (a small partial index), so it costs nothing on a big ledger.
+//
+// An interrupted run's usage and turns are rebuilt from the messages it had
+// committed, and its end time is its last message: that is what is known of it.
+func (s *Store) recoverInterrupted(ctx context.Context) error {
+	return s.write(ctx, func(t *wtx) error {
+		rows, err := t.query(runningOwners)
+		if err != nil {
+			return fmt.Errorf("find running runs: %w", err)
+		}
+		var dead []owner
+		for rows.Next() {
+			var o owner
+			if err := rows.Scan(&o.host, &o.pid, &o.start); err != nil {
+				rows.Close()
+				return fmt.Errorf("find running runs: %w", err)
+			}
+			if ownerGone(o) {
+				dead = append(dead, o)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("find running runs: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("find running runs: %w", err)
+		}
+		for _, o := range dead {
+			msg := fmt.Sprintf("process %d on host %q ended before the run finished", o.pid, o.host)
+			if _, err := t.exec(markInterrupted, StatusInterrupted, msg, o.pid, o.host, o.start); err != nil {
+				return fmt.Errorf("mark runs of process %d interrupted: %w", o.pid, err)
+			}
+		}
+		return nil
+	})
+}
+
+const runningOwners = `SELECT DISTINCT owner_host, owner_pid, owner_start FROM runs WHERE status = 'running'`
+
+const markInterrupted = `
+UPDATE runs SET
+    status = ?1,
+    error = ?2,
+    finished_at = coalesce((SELECT max(created_at) FROM messages WHERE run_id = runs.id), started_at),
+    input_tokens = max(input_tokens, (SELECT coalesce(sum(input_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    output_tokens = max(output_tokens, (SELECT coalesce(sum(output_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    tree_input_tokens = max(tree_input_tokens, (SELECT coalesce(sum(input_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    tree_output_tokens = max(tree_output_tokens, (SELECT coalesce(sum(output_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    turns = max(turns, (SELECT count(*) FROM messages WHERE run_id = runs.id AND role = 'assistant'))
+WHERE status = 'running' AND owner_pid = ?3 AND owner_host = ?4 AND owner_start = ?5`

@@ -1,0 +1,308 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kinds of run: how a run came to be.
+const (
+	KindRoot      = "root"       // started by the user
+	KindCallAgent = "call_agent" // a named agent called by call_agent
+	KindSubagent  = "subagent"   // an ad-hoc child made by the subagent tool
+	KindSubquery  = "subquery"   // an llm_query or [llm_tool_*] call
+)
+
+// Statuses a run can have. The store records whatever status it is given; these are
+// the ones deputy uses. StatusInterrupted is defined with the recovery that sets it.
+const (
+	StatusRunning         = "running"
+	StatusOK              = "ok"
+	StatusError           = "error"
+	StatusTimeout         = "timeout"
+	StatusCancelled       = "cancelled"
+	StatusBudgetExhausted = "budget_exhausted"
+	StatusMaxTurns        = "max_turns"
+)
+
+// Run is one agent run, the root of a tree or a child in it.
+type Run struct {
+	ID       string // a ULID; CreateRun makes one when empty
+	ParentID string // empty for a root run
+	RootID   string // the tree's root; CreateRun fills it in when empty
+	Agent    string // agent name, or the subagent's label
+	Kind     string // KindRoot, KindCallAgent, KindSubagent or KindSubquery
+	Depth    int    // 0 for the root
+	Model    string
+	Status   string
+	Error    string
+
+	StartedAt  time.Time
+	FinishedAt time.Time // zero while running
+
+	// Usage of this run's own model calls, and of its whole subtree (itself included).
+	InputTokens, OutputTokens         int64
+	TreeInputTokens, TreeOutputTokens int64
+
+	Turns     int
+	Task      string
+	Output    string
+	SessionID string // the session the run belongs to, if any
+}
+
+// CreateRun records the start of a run, owned by this process. Empty fields get
+// defaults, written back into r: ID a new ULID, Status "running", StartedAt now,
+// Kind "root" for a run without parent, and RootID the run itself for a root or the
+// parent's root for a child (the parent must then already be recorded).
+func (s *Store) CreateRun(ctx context.Context, r *Run) error {
+	run := *r
+	if run.ID == "" {
+		run.ID = NewID()
+	}
+	if run.Kind == "" {
+		if run.ParentID != "" {
+			return fmt.Errorf("store: create run %s: a child run needs a Kind", run.ID)
+		}
+		run.Kind = KindRoot
+	}
+	if run.ParentID == "" && run.RootID == "" {
+		run.RootID = run.ID
+	}
+	if run.Status == "" {
+		run.Status = StatusRunning
+	}
+	run.StartedAt = nowIfZero(run.StartedAt)
+	me := currentOwner()
+
+	err := s.write(ctx, func(t *wtx) error {
+		rootID := run.RootID
+		if rootID == "" {
+			err := t.queryRow(`SELECT root_id FROM runs WHERE id = ?`, run.ParentID).Scan(&rootID)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("parent run %s is not recorded and no RootID was given: %w", run.ParentID, ErrNotFound)
+			}
+			if err != nil {
+				return fmt.Errorf("look up parent run %s: %w", run.ParentID, err)
+			}
+		}
+		_, err := t.exec(insertRun,
+			run.ID, nullString(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
+			run.Status, run.Error, nanos(run.StartedAt), nanos(run.FinishedAt),
+			run.InputTokens, run.OutputTokens, run.TreeInputTokens, run.TreeOutputTokens,
+			run.Turns, run.Task, run.Output, nullString(run.SessionID),
+			me.pid, me.host, me.start)
+		if sqliteCode(err) == codeConstraintPrimaryKey {
+			return fmt.Errorf("a run with this id is already recorded: %w", err)
+		}
+		if err != nil {
+			return err
+		}
+		run.RootID = rootID
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: create run %s: %w", run.ID, err)
+	}
+	*r = run
+	return nil
+}
+
+const insertRun = `INSERT INTO runs (
+    id, parent_id, root_id, agent, kind, depth, model, status, error, started_at, finished_at,
+    input_tokens, output_tokens, tree_input_tokens, tree_output_tokens, turns, task, output, session_id,
+    owner_pid, owner_host, owner_start)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// FinishRun records the end of run r.ID: Status (required), Error, Output, usage,
+// Turns and FinishedAt (now when zero, written back into r); Model too when set.
+//
+// Record the end of a cancelled run with a context that is not itself cancelled
+// (context.WithoutCancel), or the write is refused like any other.
+func (s *Store) FinishRun(ctx context.Context, r *Run) error {
+	if r.Status == "" {
+		return fmt.Errorf("store: finish run %s: Status is required", r.ID)
+	}
+	finished := nowIfZero(r.FinishedAt)
+	var n int64
+	err := s.write(ctx, func(t *wtx) error {
+		res, err := t.exec(finishRun, r.ID, r.Status, r.Error, r.Output,
+			r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens,
+			r.Turns, nanos(finished), r.Model)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err == nil && n == 0 {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("store: finish run %s: %w", r.ID, err)
+	}
+	r.FinishedAt = finished
+	return nil
+}
+
+const finishRun = `UPDATE runs SET
+    status = ?2, error = ?3, output = ?4,
+    input_tokens = ?5, output_tokens = ?6, tree_input_tokens = ?7, tree_output_tokens = ?8,
+    turns = ?9, finished_at = ?10,
+    model = CASE WHEN ?11 = '' THEN model ELSE ?11 END
+WHERE id = ?1`
+
+const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, model, status, error,
+    started_at, finished_at, input_tokens, output_tokens, tree_input_tokens, tree_output_tokens,
+    turns, task, output, coalesce(session_id, '')`
+
+// scanner is *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRun(sc scanner) (Run, error) {
+	var r Run
+	var started, finished sql.NullInt64
+	err := sc.Scan(&r.ID, &r.ParentID, &r.RootID, &r.Agent, &r.Kind, &r.Depth, &r.Model, &r.Status, &r.Error,
+		&started, &finished, &r.InputTokens, &r.OutputTokens, &r.TreeInputTokens, &r.TreeOutputTokens,
+		&r.Turns, &r.Task, &r.Output, &r.SessionID)
+	r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
+	return r, err
+}
+
+// GetRun returns the run with this id, or the only run whose id starts with it (ULIDs
+// may be given in lower case). It fails with ErrNotFound or ErrAmbiguous.
+func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
+	db, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return nil, fmt.Errorf("store: get run: empty id: %w", ErrNotFound)
+	}
+	r, err := scanRun(db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if err == nil {
+		return &r, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store: get run %s: %w", id, err)
+	}
+	runs, err := runsWithPrefix(ctx, db, id)
+	if err == nil && len(runs) == 0 && strings.ToUpper(id) != id {
+		runs, err = runsWithPrefix(ctx, db, strings.ToUpper(id))
+	}
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("store: get run %s: %w", id, err)
+	case len(runs) == 0:
+		return nil, fmt.Errorf("store: run %s: %w", id, ErrNotFound)
+	case len(runs) > 1:
+		return nil, fmt.Errorf("store: run id prefix %s matches more than one run: %w", id, ErrAmbiguous)
+	}
+	return &runs[0], nil
+}
+
+// runsWithPrefix returns up to two runs whose id starts with prefix (two are enough
+// to tell unique from ambiguous), by a range scan of the primary key.
+func runsWithPrefix(ctx context.Context, db *sql.DB, prefix string) ([]Run, error) {
+	q := `SELECT ` + runColumns + ` FROM runs WHERE id >= ?`
+	args := []any{prefix}
+	if end, ok := prefixEnd(prefix); ok {
+		q += ` AND id < ?`
+		args = append(args, end)
+	}
+	return queryRuns(ctx, db, q+` ORDER BY id LIMIT 2`, args...)
+}
+
+// RunFilter selects runs for ListRuns. Zero fields do not filter.
+type RunFilter struct {
+	Agent     string
+	Status    string
+	Kind      string
+	Since     time.Time // runs started at or after
+	RootsOnly bool      // only runs without a parent
+	Limit     int       // at most this many; 0 means no limit
+}
+
+// ListRuns returns the runs matching f, newest first.
+func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
+	db, err := s.reader()
+	if err != nil {
+		return nil, err
+	}
+	var where []string
+	var args []any
+	add := func(cond string, arg any) {
+		where = append(where, cond)
+		args = append(args, arg)
+	}
+	if f.Agent != "" {
+		add("agent = ?", f.Agent)
+	}
+	if f.Status != "" {
+		add("status = ?", f.Status)
+	}
+	if f.Kind != "" {
+		add("kind = ?", f.Kind)
+	}
+	if !f.Since.IsZero() {
+		add("started_at >= ?", f.Since.UnixNano())
+	}
+	if f.RootsOnly {
+		where = append(where, "parent_id IS NULL")
+	}
+	q := `SELECT ` + runColumns + ` FROM runs`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY started_at DESC, id DESC`
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	runs, err := queryRuns(ctx, db, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list runs: %w", err)
+	}
+	return runs, nil
+}
+
+const treeQuery = `SELECT ` + runColumns + ` FROM runs WHERE root_id = ? ORDER BY started_at, id`
+
+// Tree returns every run of the tree rooted at rootID, the root included, in the
+// order they started.
+func (s *Store) Tree(ctx context.Context, rootID string) ([]Run, error) {
+	rows, err := s.query(ctx, treeQuery, rootID)
+	if errors.Is(err, ErrClosed) {
+		return nil, err
+	}
+	runs, err := collectRuns(rows, err)
+	if err != nil {
+		return nil, fmt.Errorf("store: tree %s: %w", rootID, err)
+	}
+	return runs, nil
+}
+
+func queryRuns(ctx context.Context, db *sql.DB, q string, args ...any) ([]Run, error) {
+	return collectRuns(db.QueryContext(ctx, q, args...))
+}
+
+// collectRuns reads every run from rows (closing them), or returns err.
+func collectRuns(rows *sql.Rows, err error) ([]Run, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var runs []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, rows.Err()
+}

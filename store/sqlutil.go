@@ -1,0 +1,75 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Times are stored as Unix nanoseconds, which keeps ordering and comparison in plain
+// integer indexes and loses nothing a time.Time carries except its zone.
+
+// nanos converts t for storage; the zero time is stored as NULL.
+func nanos(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
+}
+
+// fromNanos converts a stored time back, in UTC; NULL becomes the zero time.
+func fromNanos(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64).UTC()
+}
+
+// nowIfZero returns t, or the current time when t is zero.
+func nowIfZero(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
+}
+
+// jsonColumn validates raw JSON for a TEXT column; empty becomes NULL.
+func jsonColumn(what string, raw json.RawMessage) (sql.NullString, error) {
+	if len(raw) == 0 {
+		return sql.NullString{}, nil
+	}
+	if !json.Valid(raw) {
+		return sql.NullString{}, fmt.Errorf("%s is not valid JSON", what)
+	}
+	return sql.NullString{String: string(raw), Valid: true}, nil
+}
+
+// fromJSONColumn returns a stored JSON column; NULL becomes nil.
+func fromJSONColumn(s sql.NullString) json.RawMessage {
+	if !s.Valid {
+		return nil
+	}
+	return json.RawMessage(s.String)
+}
+
+// nullString stores "" as NULL, for columns where absence has a meaning.
+func nullString(s string) sql.NullString {
+	return sql.NullString{String: s, Valid: s != ""}
+}
+
+// prefixEnd returns the smallest string greater than every string that starts with
+// prefix, so that "id >= prefix AND id < end" selects exactly the ids with that
+// prefix using the primary key index (SQLite compares TEXT bytewise). ok is false
+// when no such string exists (prefix is empty or all 0xFF bytes): then there is no
+// upper bound.
+func prefixEnd(prefix string) (end string, ok bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xFF {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,171 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// readerConns bounds the read-only pool. Reads are short; a few connections keep
+// concurrent readers from queueing without holding many page caches open.
+const readerConns = 8
+
+// Store is an open ledger. All methods are safe for concurrent use.
+type Store struct {
+	path string
+	wdb  *sql.DB // exactly one connection, used only by w
+	rdb  *sql.DB // read-only pool
+	w    *writer
+
+	rstmts readStmts // prepared reads on rdb
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// DefaultPath is where the ledger lives unless told otherwise: $DEPUTY_DB if set,
+// else $XDG_DATA_HOME/deputy/deputy.db, else ~/.local/share/deputy/deputy.db.
+func DefaultPath() string {
+	if p := os.Getenv("DEPUTY_DB"); p != "" {
+		return p
+	}
+	// XDG says a relative XDG_DATA_HOME is invalid and must be ignored.
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "deputy", "deputy.db")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = "." // no home at all (a bare container): keep the ledger next to us
+	}
+	return filepath.Join(home, ".local", "share", "deputy", "deputy.db")
+}
+
+// Open opens the ledger at path (DefaultPath when empty), creating the file and its
+// directory if needed, migrating an older schema, and marking runs whose owning
+// process has died as interrupted.
+func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, defaultMaxBatch)
+}
+
+func open(ctx context.Context, path string, maxBatch int) (_ *Store, err error) {
+	if path == "" {
+		path = DefaultPath()
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("store: open %s: %w", abs, err)
+		}
+	}()
+	if err := createPrivate(abs); err != nil {
+		return nil, err
+	}
+
+	s := &Store{path: abs}
+	defer func() {
+		if err != nil {
+			s.closeAll()
+		}
+	}()
+	if s.wdb, err = sql.Open("sqlite", writerDSN(abs)); err != nil {
+		return nil, err
+	}
+	// One connection, kept forever: SQLite allows one writer per file anyway, and
+	// holding it means no write ever waits on the pool or on a lock this process holds.
+	s.wdb.SetMaxOpenConns(1)
+	s.wdb.SetMaxIdleConns(1)
+	s.wdb.SetConnMaxLifetime(0)
+	s.wdb.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, s.wdb, embeddedMigrations()); err != nil {
+		return nil, err
+	}
+
+	if s.rdb, err = sql.Open("sqlite", readerDSN(abs)); err != nil {
+		return nil, err
+	}
+	s.rdb.SetMaxOpenConns(readerConns)
+	s.rdb.SetMaxIdleConns(readerConns)
+	if err := s.rdb.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("open reader: %w", err)
+	}
+
+	if s.w, err = newWriter(ctx, s.wdb, maxBatch, preparedWrites); err != nil {
+		return nil, err
+	}
+	if err := s.recoverInterrupted(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// createPrivate makes the directory and an empty file readable by the owner only
+// (the ledger holds whole conversations) before SQLite opens it; SQLite gives its
+// -wal and -shm files the same permissions as the database file.
+func createPrivate(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// Path is the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close finishes the queued writes and closes the database. It is safe to call
+// more than once; later calls return the first call's result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		s.closeErr = s.closeAll()
+	})
+	return s.closeErr
+}
+
+func (s *Store) closeAll() error {
+	var errs []error
+	if s.w != nil {
+		s.w.close()
+	}
+	if s.rdb != nil {
+		s.rstmts.close()
+		errs = append(errs, s.rdb.Close())
+	}
+	if s.wdb != nil {
+		// Let SQLite refresh its query planner statistics for the next open;
+		// it does little work unless the tables changed a lot.
+		_, _ = s.wdb.Exec("PRAGMA optimize")
+		errs = append(errs, s.wdb.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("store: close %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// write runs fn through the write queue.
+func (s *Store) write(ctx context.Context, fn writeFunc) error {
+	return s.w.submit(ctx, fn)
+}
+
+// reader returns the read pool, or ErrClosed.
+func (s *Store) reader() (*sql.DB, error) {
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	return s.rdb, nil
+}

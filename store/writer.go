@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// defaultMaxBatch bounds how many queued writes share one transaction. Bigger batches
+// amortize the commit further, but a batch that fails is retried write by write, and
+// every caller in it waits for the whole batch.
+const defaultMaxBatch = 128
+
+// writeFunc is one caller's write. It runs on the writer goroutine inside a
+// transaction that may hold other callers' writes too, so it must only touch its own
+// rows and report its outcome through variables it closes over. It may run more than
+// once (when its batch is retried), each time in a fresh transaction.
+type writeFunc func(tx *wtx) error
+
+type writeReq struct {
+	fn   writeFunc
+	done chan error // buffered: the writer never blocks on a caller
+}
+
+// writer serializes every write of a Store onto one connection, batching whatever is
+// queued into one transaction.
+type writer struct {
+	db       *sql.DB
+	maxBatch int
+	reqs     chan writeReq
+
+	mu     sync.RWMutex // held shared while sending on reqs, exclusively to close it
+	closed bool
+
+	stopped chan struct{} // closed when run returns
+
+	// stmts are the hot write statements, prepared once up front. They cannot be
+	// prepared lazily: DB.Prepare needs a free connection, and during a write the
+	// only one belongs to the transaction. Read-only after newWriter.
+	stmts map[string]*sql.Stmt
+
+	// Counters for tests and benchmarks: transactions attempted for batches, and
+	// batches that had to be retried write by write.
+	batches, retried atomic.Int64
+}
+
+// newWriter prepares the given statements on db (whose pool must hold exactly one
+// connection) and starts the writer goroutine.
+func newWriter(ctx context.Context, db *sql.DB, maxBatch int, prepare []string) (*writer, error) {
+	w := &writer{
+		db:       db,
+		maxBatch: max(maxBatch, 1),
+		stopped:  make(chan struct{}),
+		stmts:    make(map[string]*sql.Stmt, len(prepare)),
+	}
+	w.reqs = make(chan writeReq, w.maxBatch)
+	for _, q := range prepare {
+		st, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			w.closeStmts()
+			return nil, fmt.Errorf("prepare %q: %w", q, err)
+		}
+		w.stmts[q] = st
+	}
+	go w.run()
+	return w, nil
+}
+
+func (w *writer) closeStmts() {
+	for _, st := range w.stmts {
+		_ = st.Close()
+	}
+}
+
+// submit queues fn and waits until its transaction has committed or failed. ctx only
+// bounds the wait for a place in the queue: once queued, the write runs to its end, so
+// the answer is always the truth about what is on disk.
+func (w *writer) submit(ctx context.Context, fn writeFunc) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	req := writeReq{fn: fn, done: make(chan error, 1)}
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		return ErrClosed
+	}
+	select {
+	case w.reqs <- req:
+	case <-ctx.Done():
+		w.mu.RUnlock()
+		return ctx.Err()
+	}
+	w.mu.RUnlock()
+	return <-req.done
+}
+
+// close stops taking writes, finishes the queued ones and waits for the goroutine.
+func (w *writer) close() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.reqs)
+	}
+	w.mu.Unlock()
+	<-w.stopped
+}
+
+func (w *writer) run() {
+	defer close(w.stopped)
+	defer w.closeStmts()
+	batch := make([]writeReq, 0, w.maxBatch)
+	for req := range w.reqs {
+		batch = append(batch[:0], req)
+	gather:
+		for len(batch) < w.maxBatch {
+			select {
+			case r, ok := <-w.reqs:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, r)
+			default:
+				break gather
+			}
+		}
+		w.commit(batch)
+		clear(batch) // drop references to finished closures
+	}
+}
+
+// commit runs a batch in one transaction. If one write fails, the transaction is
+// rolled back and every write is retried in its own transaction, so one bad write
+// (a constraint violation, say) fails alone.
+func (w *writer) commit(batch []writeReq) {
+	w.batches.Add(1)
+	failed, err := w.runTx(batch)
+	switch {
+	case err == nil:
+		for _, r := range batch {
+			r.done <- nil
+		}
+	case failed < 0 || len(batch) == 1:
+		// BEGIN or COMMIT failed (another process held the lock past the busy
+		// timeout, a full disk): retrying now would most likely fail the same way.
+		for _, r := range batch {
+			r.done <- err
+		}
+	default:
+		w.retried.Add(1)
+		for i := range batch {
+			_, err := w.runTx(batch[i : i+1])
+			batch[i].done <- err
+		}
+	}
+}
+
+// runTx runs the writes in one transaction. On failure it reports the index of the
+// write that failed, or -1 when the transaction itself did.
+func (w *writer) runTx(batch []writeReq) (failed int, err error) {
+	// Writes are short and local; the writer does not inherit any caller's deadline,
+	// so that a batch is never cut short on behalf of one caller.
+	ctx := context.Background()
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		return -1, fmt.Errorf("begin write: %w", err)
+	}
+	t := &wtx{ctx: ctx, tx: tx, w: w}
+	for i, r := range batch {
+		if err := r.fn(t); err != nil {
+			_ = tx.Rollback()
+			return i, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return -1, fmt.Errorf("commit write: %w", err)
+	}
+	return 0, nil
+}
+
+// wtx is the transaction a writeFunc runs in.
+type wtx struct {
+	ctx context.Context
+	tx  *sql.Tx
+	w   *writer
+}
+
+// exec runs a statement, reusing its prepared form when there is one.
+func (t *wtx) exec(query string, args ...any) (sql.Result, error) {
+	if st, ok := t.w.stmts[query]; ok {
+		return t.tx.StmtContext(t.ctx, st).ExecContext(t.ctx, args...)
+	}
+	return t.tx.ExecContext(t.ctx, query, args...)
+}
+
+// queryRow runs a query that returns at most one row.
+func (t *wtx) queryRow(query string, args ...any) *sql.Row {
+	if st, ok := t.w.stmts[query]; ok {
+		return t.tx.StmtContext(t.ctx, st).QueryRowContext(t.ctx, args...)
+	}
+	return t.tx.QueryRowContext(t.ctx, query, args...)
+}
+
+// query runs a query inside the transaction.
+func (t *wtx) query(query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(t.ctx, query, args...)
+}
