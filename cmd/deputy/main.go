@@ -1,0 +1,10 @@
+// Command deputy runs LLM agents that delegate. See README.md.
+package main
+
+import (
+	"os"
+
+	"deputy/internal/cli"
+)
+
+func main() { os.Exit(cli.Main(os.Args[1:])) }

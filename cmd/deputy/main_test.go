@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"deputy/internal/cli"
+	"deputy/llm/llmtest"
+)
+
+// The CLI is tested by txtar scripts in testdata/script that run the real
+// binary (testscript re-executes this test binary as `deputy`) against the
+// fake LLM server of llm/llmtest, over loopback. Each script reads like
+// the user story it checks.
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"deputy": func() { os.Exit(cli.Main(os.Args[1:])) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup:               setupScript,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"fake": cmdFake},
+	})
+}
+
+type fakeKey struct{}
+
+// fakeState is the fake server of one script.
+type fakeState struct{ srv *llmtest.Server }
+
+// setupScript gives each script a private home, so the user's own
+// configuration, ledger and keys never leak in, and a repo-relative path
+// to the examples.
+func setupScript(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, "home")
+	for _, kv := range [][2]string{
+		{"HOME", home},
+		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
+		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
+		{"DEPUTY_DB", ""},
+		{"DEPUTY_LOG", ""},
+	} {
+		env.Setenv(kv[0], kv[1])
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		return err
+	}
+	env.Setenv("REPO", root)
+	env.Values[fakeKey{}] = &fakeState{}
+	return nil
+}
+
+// cmdFake drives the fake LLM server:
+//
+//	fake start SCRIPT        start it; sets FAKE_URL and points every provider's env vars at it
+//	fake log                 print one line per request received
+//	fake req SELECTOR        print a request (neutral form) as JSON: an index, or a rule name
+//	                         with an optional #k for its k-th request (from 1)
+//	fake count RULE N        exactly N requests were answered by RULE ("*" = all requests)
+//	fake overlap RULE RULE   a request of each rule was in flight at the same time
+//	fake header SEL NAME     print a header of a request
+func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
+	st := ts.Value(fakeKey{}).(*fakeState)
+	if len(args) == 0 {
+		ts.Fatalf("usage: fake start|log|req|count|overlap|header ...")
+	}
+	switch args[0] {
+	case "start":
+		if len(args) != 2 {
+			ts.Fatalf("usage: fake start SCRIPT")
+		}
+		s, err := llmtest.ParseScript([]byte(ts.ReadFile(args[1])))
+		ts.Check(err)
+		srv, err := llmtest.NewServer(s, llmtest.ServerOptions{})
+		ts.Check(err)
+		ts.Defer(func() { srv.Close() })
+		st.srv = srv
+		url := srv.URL()
+		for k, v := range map[string]string{
+			"FAKE_URL":               url,
+			"OPENAI_BASE_URL":        url + "/v1/",
+			"OPENAI_API_KEY":         "sk-test-openai-0000",
+			"ANTHROPIC_BASE_URL":     url,
+			"ANTHROPIC_API_KEY":      "sk-ant-test-0000",
+			"GOOGLE_GEMINI_BASE_URL": url,
+			"GEMINI_API_KEY":         "gm-test-0000",
+			"OLLAMA_HOST":            url,
+		} {
+			ts.Setenv(k, v)
+		}
+		return
+	}
+	if st.srv == nil {
+		ts.Fatalf("fake: not started")
+	}
+	reqs := st.srv.Requests()
+	switch args[0] {
+	case "log":
+		for i, r := range reqs {
+			fmt.Fprintln(ts.Stdout(), logLine(i, r))
+		}
+	case "req":
+		r := selectRequest(ts, reqs, args)
+		b, err := json.MarshalIndent(r.Parsed, "", "  ")
+		ts.Check(err)
+		fmt.Fprintln(ts.Stdout(), string(b))
+	case "header":
+		if len(args) != 3 {
+			ts.Fatalf("usage: fake header SELECTOR NAME")
+		}
+		r := selectRequest(ts, reqs, args[:2])
+		fmt.Fprintln(ts.Stdout(), r.Header.Get(args[2]))
+	case "count":
+		if len(args) != 3 {
+			ts.Fatalf("usage: fake count RULE N")
+		}
+		want, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		got := 0
+		for _, r := range reqs {
+			if args[1] == "*" || r.Rule == args[1] {
+				got++
+			}
+		}
+		if (got == want) == neg {
+			ts.Fatalf("fake count %s: got %d requests, want %s%d", args[1], got, map[bool]string{true: "not ", false: ""}[neg], want)
+		}
+	case "overlap":
+		if len(args) != 3 {
+			ts.Fatalf("usage: fake overlap RULE RULE")
+		}
+		ok := false
+		for i, a := range reqs {
+			for j, b := range reqs {
+				if i != j && a.Rule == args[1] && b.Rule == args[2] && a.Received.Before(b.Done) && b.Received.Before(a.Done) {
+					ok = true
+				}
+			}
+		}
+		if ok == neg {
+			ts.Fatalf("fake overlap %s %s: %v (want %v)\n%s", args[1], args[2], ok, !neg, logAll(reqs))
+		}
+	default:
+		ts.Fatalf("fake: unknown subcommand %q", args[0])
+	}
+}
+
+func selectRequest(ts *testscript.TestScript, reqs []llmtest.Request, args []string) llmtest.Request {
+	if len(args) != 2 {
+		ts.Fatalf("usage: fake req SELECTOR")
+	}
+	sel := args[1]
+	if i, err := strconv.Atoi(sel); err == nil {
+		if i < 0 || i >= len(reqs) {
+			ts.Fatalf("fake: no request %d (have %d)", i, len(reqs))
+		}
+		return reqs[i]
+	}
+	rule, nth := sel, 1
+	if r, k, ok := strings.Cut(sel, "#"); ok {
+		rule = r
+		n, err := strconv.Atoi(k)
+		ts.Check(err)
+		nth = n
+	}
+	for _, r := range reqs {
+		if r.Rule == rule {
+			if nth--; nth == 0 {
+				return r
+			}
+		}
+	}
+	ts.Fatalf("fake: no request %q\n%s", sel, logAll(reqs))
+	return llmtest.Request{}
+}
+
+func logLine(i int, r llmtest.Request) string {
+	line := fmt.Sprintf("#%d %s rule=%q status=%d stream=%v", i, r.Protocol, r.Rule, r.Status, r.Stream)
+	if p := r.Parsed; p != nil && len(p.Messages) > 0 {
+		last := p.Messages[len(p.Messages)-1]
+		line += fmt.Sprintf(" model=%s last=%s:%q", p.Model, last.Role, clip(last.Content, 60))
+	}
+	if !r.Done.IsZero() {
+		line += fmt.Sprintf(" took=%s", r.Done.Sub(r.Received).Round(time.Millisecond))
+	}
+	return line
+}
+
+func logAll(reqs []llmtest.Request) string {
+	var b strings.Builder
+	for i, r := range reqs {
+		b.WriteString(logLine(i, r))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

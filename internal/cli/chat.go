@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"deputy/config"
+	"deputy/delegate"
+	"deputy/llm"
+	"deputy/store"
+)
+
+type chatFlags struct {
+	model     string
+	workdir   string
+	session   string
+	subagents bool
+	verbose   bool
+}
+
+const chatHelp = `Commands:
+  /help               this help
+  /exit, /quit        leave the chat (Ctrl-D too)
+  /subagents on|off   give the agent the subagent tool, or take it away
+  /session            show this conversation's session id (resume it with --session)
+Ctrl-C cancels the answer being written and keeps the chat open.`
+
+func newChatCmd(g *globalFlags) *cobra.Command {
+	f := &chatFlags{}
+	cmd := &cobra.Command{
+		Use:   "chat [agent]",
+		Short: "Talk with an agent in the terminal",
+		Long: `Talk with an agent in the terminal. Answers stream as they arrive; the agent
+may delegate as in 'deputy run', and ask_user questions come to you here.
+
+The conversation is stored as a session in the ledger; resume it later with
+--session ID. Without an agent, a general assistant on default_model is used.
+
+` + chatHelp,
+		Example: `  deputy chat
+  deputy chat reviewer --model openai/gpt-4.1
+  deputy chat --session chat-01JB2... `,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			return runChat(cmd, g, f, name)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "model as provider/model (overrides the agent's)")
+	fl.StringVar(&f.workdir, "workdir", "", "working directory (default: the agent's workdir, else the current directory)")
+	fl.StringVar(&f.session, "session", "", "resume this session (default: start a new one)")
+	fl.BoolVar(&f.subagents, "subagents", false, "start with the subagent tool on (toggle with /subagents on|off)")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr")
+	return cmd
+}
+
+// defaultChatAgent is used when chat names no agent.
+func defaultChatAgent() *config.Agent {
+	return &config.Agent{Name: "assistant", Description: "a general assistant",
+		SystemPrompt: "You are a helpful assistant working in the user's terminal. Answer plainly and concisely; use your tools when they help.",
+		SubAgentsConfig: config.DefaultSubAgentsConfig()}
+}
+
+// lineReader reads lines from the terminal for the chat loop and for
+// ask_user, one reader at a time.
+type lineReader struct {
+	mu  sync.Mutex
+	in  *bufio.Reader
+	out io.Writer
+}
+
+func (r *lineReader) readLine(prompt string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprint(r.out, prompt)
+	line, err := r.in.ReadString('\n')
+	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// ask is ask_user: the question on the terminal, the answer from it.
+func (r *lineReader) ask(ctx context.Context, question string) (string, error) {
+	type answer struct {
+		s   string
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		s, err := r.readLine("\n? " + strings.TrimSpace(question) + "\n> ")
+		ch <- answer{s, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.s, a.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) error {
+	w, err := loadWorkspace(cmd, g)
+	if err != nil {
+		return err
+	}
+	a := defaultChatAgent()
+	if name != "" {
+		if a, err = w.agent(name); err != nil {
+			return err
+		}
+	}
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	lines := &lineReader{in: bufio.NewReader(cmd.InOrStdin()), out: out}
+	w.askUser = lines.ask
+	workdir := a.ResolveWorkdir(w.cwd)
+	if f.workdir != "" {
+		workdir, _ = filepath.Abs(f.workdir)
+	}
+	ctx := context.WithoutCancel(cmd.Context())
+	ledger, err := w.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer ledger.Close()
+
+	session := f.session
+	var history []llm.Message
+	if session != "" {
+		exs, err := ledger.Window(ctx, session, 0)
+		if err != nil {
+			return err
+		}
+		if len(exs) == 0 {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("no session %q (see 'deputy sessions list')", session)}
+		}
+		history = exchangesToMessages(exs)
+		fmt.Fprintf(errOut, "Resumed session %s (%d exchanges).\n", session, len(exs))
+	} else {
+		session = "chat-" + store.NewID()
+	}
+	var listeners []delegate.Listener
+	if f.verbose {
+		listeners = append(listeners, newProgress(errOut).listen)
+	}
+	engine := w.engine(ledger, listeners...)
+	subagents := f.subagents || hasTool(a, delegate.ToolSubagent)
+	fmt.Fprintf(errOut, "Chatting with %s. /help for commands, /exit to leave.\n", a.Name)
+
+	// Ctrl-C cancels the turn in progress, not the chat.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+
+	for {
+		line, err := lines.readLine("> ")
+		if err != nil {
+			fmt.Fprintln(out)
+			return nil // EOF: leave quietly
+		}
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+			continue
+		case line == "/exit" || line == "/quit":
+			return nil
+		case line == "/help":
+			fmt.Fprintln(out, chatHelp)
+			continue
+		case line == "/session":
+			fmt.Fprintln(out, session)
+			continue
+		case strings.HasPrefix(line, "/subagents"):
+			switch strings.TrimSpace(strings.TrimPrefix(line, "/subagents")) {
+			case "on":
+				subagents = true
+			case "off":
+				subagents = false
+			default:
+				fmt.Fprintln(out, "usage: /subagents on|off")
+				continue
+			}
+			fmt.Fprintf(out, "subagent tool %s\n", map[bool]string{true: "on", false: "off"}[subagents])
+			continue
+		case strings.HasPrefix(line, "/"):
+			fmt.Fprintf(out, "unknown command %s (/help lists them)\n", strings.Fields(line)[0])
+			continue
+		}
+
+		turnCtx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-interrupts:
+				cancel()
+			case <-done:
+			}
+		}()
+		sub := subagents
+		env := engine.Run(turnCtx, delegate.RunRequest{Agent: a, Task: line, History: history, Model: f.model,
+			Workdir: workdir, SessionID: session, Subagents: &sub,
+			OnText: func(s string) { fmt.Fprint(out, s) }})
+		close(done)
+		cancel()
+		fmt.Fprintln(out)
+		switch {
+		case env.OK():
+			history = append(history, llm.UserMessage(line), llm.AssistantMessage(env.Output))
+			if err := ledger.AppendExchange(ctx, session, store.Exchange{RunID: env.RunID, Query: line, Answer: env.Output}); err != nil {
+				fmt.Fprintln(errOut, "deputy: warning: saving the session:", err)
+			}
+		case env.Status == delegate.StatusCancelled:
+			fmt.Fprintln(errOut, "(cancelled)")
+		case errors.Is(env.Err, delegate.ErrConfig):
+			return configErr(env.Err)
+		default:
+			fmt.Fprintf(errOut, "deputy: %s: %s\n", env.Status, env.Error)
+		}
+	}
+}
+
+func hasTool(a *config.Agent, name string) bool {
+	for _, t := range a.Tools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}

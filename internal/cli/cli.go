@@ -1,0 +1,124 @@
+// Package cli is the deputy command: one file per command, sharing the
+// workspace loader (settings, agents, providers, ledger) in workspace.go.
+// It is the only package that prints.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of the deputy command.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1 // the agent failed: max turns, an error it could not recover from
+	ExitConfig      = 2 // configuration or usage error
+	ExitProvider    = 3 // provider error: auth, unreachable, rate limit after retries, timeout
+	ExitInterrupted = 130
+)
+
+// exitError carries an exit code up to Main. Its message has been printed
+// already when quiet is set.
+type exitError struct {
+	code  int
+	err   error
+	quiet bool
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func configErr(err error) error { return &exitError{code: ExitConfig, err: err} }
+
+func configErrf(format string, args ...any) error {
+	return configErr(fmt.Errorf(format, args...))
+}
+
+// Main runs deputy with args and returns its exit code.
+func Main(args []string) int {
+	return run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// interruptible returns a context cancelled by Ctrl-C or SIGTERM, for
+// commands whose work must stop cleanly (and be recorded as cancelled)
+// rather than die. chat handles Ctrl-C itself.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if !ee.quiet {
+			fmt.Fprintln(stderr, "deputy:", ee.err)
+		}
+		return ee.code
+	}
+	// Flag and argument errors from cobra are usage errors.
+	fmt.Fprintln(stderr, "deputy:", err)
+	return ExitConfig
+}
+
+// globalFlags are the flags every command accepts.
+type globalFlags struct {
+	agentsDirs []string
+	db         string
+	logLevel   string
+	subqueries string
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "deputy",
+		Short: "Run LLM agents that delegate",
+		Long: `deputy runs LLM agents that delegate. A parent agent hands a focused task to a
+child agent with its own prompt, skill, tools and limits; the child works through
+as many turns as it needs, and only its final result comes back.
+
+Agents are TOML or Markdown files in ~/.config/deputy/agents/, .deputy/agents/ or
+--agents-dir. Models are "provider/model": openai/gpt-4.1,
+anthropic/claude-sonnet-4-5, gemini/gemini-2.5-flash, ollama/llama3.2, a custom
+OpenAI-compatible provider from config.yaml, or script/FILE for a scripted model
+that needs no API key.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	pf := root.PersistentFlags()
+	pf.StringArrayVar(&g.agentsDirs, "agents-dir", nil, "extra agent directory, winning over the user and project directories (repeatable)")
+	pf.StringVar(&g.db, "db", "", "ledger database file (default $DEPUTY_DB, else $XDG_DATA_HOME/deputy/deputy.db)")
+	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default $DEPUTY_LOG, else warn)")
+	pf.StringVar(&g.subqueries, "subqueries", "", "INI file of [llm_tool_<name>] specializations, besides the user and project subqueries.ini")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return configErr(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
+	})
+
+	root.AddCommand(
+		newRunCmd(g),
+		newChatCmd(g),
+		newAgentsCmd(g),
+		newConfigCmd(g),
+		newRunsCmd(g),
+		newSessionsCmd(g),
+		newReplayCmd(g),
+		newFakeLLMCmd(),
+		newVersionCmd(),
+	)
+	return root
+}

@@ -1,0 +1,301 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"deputy/config"
+	"deputy/delegate"
+	"deputy/llm"
+	"deputy/store"
+)
+
+type runFlags struct {
+	model   string
+	workdir string
+	skill   string
+	timeout time.Duration
+	dryRun  bool
+	json    bool
+	verbose bool
+	session string
+}
+
+func newRunCmd(g *globalFlags) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run <agent> [task words...]",
+		Short: "Run an agent on a task and print its answer",
+		Long: `Run an agent on a task and print its final answer on stdout.
+
+The task is the words after the agent's name. Piped stdin is added as context
+after the task. The agent may delegate to its sub-agents (call_agent), to
+ad-hoc sub-agents (subagent) and to subqueries (llm_query and the [llm_tool_*]
+specializations); only their final results come back to it.
+
+Exit codes: 0 ok, 1 the agent failed (max turns, an error it could not recover
+from), 2 configuration error, 3 provider error (auth, unreachable, rate limit
+after retries, timeout), 130 interrupted.`,
+		Example: `  deputy run reviewer "check the diff" < change.diff
+  deputy run lead --model anthropic/claude-sonnet-4-5 -v "summarize the repo"
+  deputy run lead --json "plan the release" | jq .usage`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAgent(cmd, g, f, args[0], strings.Join(args[1:], " "))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model (overrides the agent's)")
+	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
+	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would be sent (system prompt, messages, files, tools) and exit without calling a model")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object: output, status, model, usage, duration_ms, run_id and the tree of child runs")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr")
+	fl.StringVar(&f.session, "session", "", "continue the stored conversation of this session id, and add this exchange to it")
+	return cmd
+}
+
+func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string) error {
+	w, err := loadWorkspace(cmd, g)
+	if err != nil {
+		return err
+	}
+	a, err := w.agent(name)
+	if err != nil {
+		return err
+	}
+	if a, err = w.withSkill(a, f.skill); err != nil {
+		return err
+	}
+	stdinText, err := readPipedStdin(cmd.InOrStdin())
+	if err != nil {
+		return err
+	}
+	if f, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		// A person is at the terminal: ask_user can reach them.
+		w.askUser = (&lineReader{in: bufio.NewReader(f), out: cmd.ErrOrStderr()}).ask
+	}
+	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" {
+		return configErrf("no task: give it after the agent's name, or pipe it on stdin")
+	}
+	workdir := a.ResolveWorkdir(w.cwd)
+	if f.workdir != "" {
+		workdir, _ = filepath.Abs(f.workdir)
+	}
+	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
+		return configErrf("working directory %s does not exist", workdir)
+	}
+	if f.model != "" {
+		if _, err := llm.ParseModel(f.model); err != nil {
+			return configErr(fmt.Errorf("--model: %w", err))
+		}
+	}
+	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session}
+
+	if f.dryRun {
+		p, err := w.engine(nil).Prepare(req)
+		if err != nil {
+			return configErr(err)
+		}
+		return printPrepared(cmd.OutOrStdout(), p, f.json)
+	}
+
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	ledger, err := w.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer ledger.Close()
+	if f.session != "" {
+		exs, err := ledger.Window(ctx, f.session, 0)
+		if err != nil {
+			return err
+		}
+		req.History = exchangesToMessages(exs)
+	}
+	var listeners []delegate.Listener
+	if f.verbose {
+		listeners = append(listeners, newProgress(cmd.ErrOrStderr()).listen)
+	}
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	env := w.engine(ledger, listeners...).Run(ctx, req)
+	if f.session != "" && env.OK() {
+		ex := store.Exchange{RunID: env.RunID, Query: taskWithContext(task, stdinText), Answer: env.Output}
+		if err := ledger.AppendExchange(context.WithoutCancel(ctx), f.session, ex); err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning: saving the session:", err)
+		}
+	}
+	if f.json {
+		if err := writeJSON(cmd.OutOrStdout(), runJSON(env)); err != nil {
+			return err
+		}
+	} else if env.OK() {
+		fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
+	}
+	return runExit(env, f.json)
+}
+
+// runExit maps the root envelope to the exit code.
+func runExit(env *delegate.Envelope, quiet bool) error {
+	if env.OK() {
+		return nil
+	}
+	err := fmt.Errorf("agent %q %s: %s", env.Label, env.Status, env.Error)
+	code := ExitFailed
+	switch {
+	case errors.Is(env.Err, delegate.ErrConfig):
+		code, err = ExitConfig, env.Err
+	case env.Status == delegate.StatusCancelled:
+		code = ExitInterrupted
+	case env.Status == delegate.StatusTimeout:
+		code = ExitProvider
+	case isProviderError(env.Err):
+		code = ExitProvider
+	}
+	return &exitError{code: code, err: err, quiet: quiet}
+}
+
+func isProviderError(err error) bool {
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		return false
+	}
+	switch le.Kind {
+	case llm.KindAuth, llm.KindRateLimited, llm.KindServer, llm.KindTimeout, llm.KindConnection, llm.KindBadRequest:
+		return true
+	}
+	return false
+}
+
+// withSkill returns a copy of a whose skill is ref (a SKILL.md path or a
+// skill name), or a itself when ref is empty.
+func (w *workspace) withSkill(a *config.Agent, ref string) (*config.Agent, error) {
+	if ref == "" {
+		return a, nil
+	}
+	sk, err := config.ResolveSkill(ref, w.cwd, config.SkillDirs(w.cwd))
+	if err != nil {
+		return nil, configErr(fmt.Errorf("--skill: %w", err))
+	}
+	c := *a
+	c.Skill, c.SkillDoc = ref, sk
+	return &c, nil
+}
+
+// readPipedStdin reads stdin when it is a pipe or a file, not a terminal.
+func readPipedStdin(in io.Reader) (string, error) {
+	f, ok := in.(*os.File)
+	if !ok {
+		if in == nil {
+			return "", nil
+		}
+		b, err := io.ReadAll(in)
+		return string(b), err
+	}
+	if isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) {
+		return "", nil
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeCharDevice) == os.ModeCharDevice {
+		// /dev/null and other character devices carry nothing to read.
+		return "", nil
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return "", fmt.Errorf("reading stdin: %w", err)
+	}
+	return string(b), nil
+}
+
+func taskWithContext(task, ctx string) string {
+	if strings.TrimSpace(ctx) == "" {
+		return task
+	}
+	return strings.TrimSpace(task + "\n\n" + ctx)
+}
+
+func exchangesToMessages(exs []store.Exchange) []llm.Message {
+	var out []llm.Message
+	for _, ex := range exs {
+		out = append(out, llm.UserMessage(ex.Query), llm.AssistantMessage(ex.Answer))
+	}
+	return out
+}
+
+// runResult is the --json shape of a run.
+type runResult struct {
+	RunID      string              `json:"run_id"`
+	Agent      string              `json:"agent"`
+	Status     delegate.Status     `json:"status"`
+	Output     string              `json:"output"`
+	Error      string              `json:"error,omitempty"`
+	Model      string              `json:"model"`
+	Usage      llm.Usage           `json:"usage"`
+	OwnUsage   llm.Usage           `json:"own_usage"`
+	Turns      int                 `json:"turns"`
+	DurationMS int64               `json:"duration_ms"`
+	Children   []*delegate.Envelope `json:"children"`
+}
+
+func runJSON(env *delegate.Envelope) runResult {
+	children := env.Children
+	if children == nil {
+		children = []*delegate.Envelope{}
+	}
+	return runResult{RunID: env.RunID, Agent: env.Label, Status: env.Status, Output: env.Output, Error: env.Error,
+		Model: env.Model, Usage: env.TreeUsage, OwnUsage: env.Usage, Turns: env.Turns, DurationMS: env.DurationMS, Children: children}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printPrepared(w io.Writer, p *delegate.Prepared, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, p)
+	}
+	fmt.Fprintf(w, "agent:   %s\nmodel:   %s\nworkdir: %s\n", p.Agent, p.Model, p.Workdir)
+	fmt.Fprintf(w, "files:   %s\n", listOrNone(p.Files))
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	var names []string
+	for _, t := range p.Tools {
+		names = append(names, t.Name)
+	}
+	fmt.Fprintf(w, "tools:   %s\n", listOrNone(names))
+	fmt.Fprintf(w, "\n=== system ===\n%s\n", p.System)
+	for _, m := range p.Messages {
+		fmt.Fprintf(w, "\n=== %s ===\n%s\n", m.Role, m.Content)
+	}
+	for _, t := range p.Tools {
+		fmt.Fprintf(w, "\n=== tool %s ===\n%s\nparameters: %s\n", t.Name, t.Description, t.Parameters)
+	}
+	return nil
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "(none)"
+	}
+	return strings.Join(xs, ", ")
+}

@@ -1,0 +1,375 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"deputy/store"
+)
+
+func newRunsCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List and inspect recorded runs",
+		Long: `Every run is recorded in the ledger (see 'deputy config path'): the root run
+you started and each child it delegated to, with their messages, tool calls,
+token usage and timing. These commands read it back.
+
+A run id may be given as any unique prefix of it, in upper or lower case, or
+as "last" for the newest root run.`,
+		Example: `  deputy runs list
+  deputy runs show 01J9Z3
+  deputy runs tree 01J9Z3`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newRunsListCmd(g), newRunsShowCmd(g), newRunsTreeCmd(g))
+	return cmd
+}
+
+type runsListFlags struct {
+	agent  string
+	status string
+	since  string
+	limit  int
+	all    bool
+	json   bool
+}
+
+func newRunsListCmd(g *globalFlags) *cobra.Command {
+	f := &runsListFlags{}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List recorded runs, newest first",
+		Long: `List root runs, newest first: id, agent, kind, status, tokens of the whole tree
+(input + output), wall time, start time and the task. --all lists the child
+runs too (call_agent, subagent and subquery runs).
+
+--since takes a duration back from now (90m, 24h, 7d) or a date
+(2025-01-31, 2025-01-31T09:00:00Z).`,
+		Example: `  deputy runs list
+  deputy runs list --agent reviewer --status error --since 7d
+  deputy runs list --all --limit 50 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return listRuns(cmd, g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.agent, "agent", "", "only runs of this agent (or sub-agent label)")
+	fl.StringVar(&f.status, "status", "", "only runs with this status: ok, error, timeout, cancelled, max_turns, budget_exhausted, interrupted, running")
+	fl.StringVar(&f.since, "since", "", "only runs started since: a duration back from now (24h, 7d) or a date (2025-01-31)")
+	fl.IntVar(&f.limit, "limit", 20, "at most this many runs (0 = no limit)")
+	fl.BoolVar(&f.all, "all", false, "include child runs, not only root runs")
+	fl.BoolVar(&f.json, "json", false, "print a JSON array of runs")
+	return cmd
+}
+
+func listRuns(cmd *cobra.Command, g *globalFlags, f *runsListFlags) error {
+	filter := store.RunFilter{Agent: f.agent, Status: f.status, RootsOnly: !f.all, Limit: f.limit}
+	if f.limit < 0 {
+		return configErrf("--limit must not be negative (got %d)", f.limit)
+	}
+	if f.since != "" {
+		t, err := parseSince(f.since, time.Now())
+		if err != nil {
+			return configErr(fmt.Errorf("--since: %w", err))
+		}
+		filter.Since = clampToLedger(t)
+	}
+	st, err := openLedger(cmd, g, false)
+	if err != nil {
+		return err
+	}
+	var runs []store.Run
+	if st != nil {
+		defer st.Close()
+		if runs, err = st.ListRuns(cmd.Context(), filter); err != nil {
+			return failed(err)
+		}
+	}
+	views := viewRuns(runs)
+	if f.json {
+		return writeJSON(cmd.OutOrStdout(), views)
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(cmd.OutOrStdout(), "No runs recorded yet that match.")
+		return nil
+	}
+	printRunTable(cmd.OutOrStdout(), views)
+	return nil
+}
+
+func printRunTable(out io.Writer, views []runView) {
+	tw := newTable(out)
+	fmt.Fprintln(tw, "ID\tAGENT\tKIND\tSTATUS\tTOKENS\tDURATION\tSTARTED\tTASK")
+	for _, v := range views {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", v.ID, v.Agent, v.Kind, v.Status, v.Usage.Total(),
+			durationText(v), formatTime(v.StartedAt), orDash(clip(v.Task, 50)))
+	}
+	tw.Flush()
+}
+
+// parseSince reads --since: a duration back from now (Go syntax, plus a
+// whole number of days as "7d"), or a date or time (local unless it says
+// otherwise).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil {
+			if n < 0 || n > 100000 {
+				return time.Time{}, fmt.Errorf("%q: days must be between 0 and 100000", s)
+			}
+			return now.AddDate(0, 0, -n), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("%q: a duration back from now must not be negative", s)
+		}
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a duration (90m, 24h, 7d) nor a date (2025-01-31, 2025-01-31T09:00:00Z)", s)
+}
+
+// The ledger keeps times as Unix nanoseconds, which span 1678 to 2262;
+// a date outside would wrap around and select the wrong runs.
+var (
+	ledgerMinTime = time.Unix(0, math.MinInt64+1)
+	ledgerMaxTime = time.Unix(0, math.MaxInt64)
+)
+
+// clampToLedger brings t into the range the ledger can compare.
+func clampToLedger(t time.Time) time.Time {
+	switch {
+	case t.Before(ledgerMinTime):
+		return ledgerMinTime
+	case t.After(ledgerMaxTime):
+		return ledgerMaxTime
+	}
+	return t
+}
+
+func newRunsShowCmd(g *globalFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show <id>",
+		Short: "Show a run and its conversation",
+		Long: `Show one run: its agent, kind, model, status, usage and timing, then its
+conversation in order: user and assistant messages, the tool calls the model
+asked for with their arguments, and the tool results (marked ERROR when the
+tool failed). The system prompt is not recorded. The run's direct children are
+listed at the end; 'deputy runs tree' shows the whole tree.`,
+		Example: `  deputy runs show 01J9Z3
+  deputy runs show last
+  deputy runs show 01J9Z3 --json | jq '.messages[] | select(.role == "tool")'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openLedger(cmd, g, false)
+			if err != nil {
+				return err
+			}
+			if st != nil {
+				defer st.Close()
+			}
+			c, err := loadConversation(cmd, st, args[0], store.RunFilter{RootsOnly: true})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), c)
+			}
+			out := cmd.OutOrStdout()
+			printRunHeader(out, c.Run)
+			printConversationSection(out, c)
+			printChildren(out, c.Children)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run, its messages and its children as JSON")
+	return cmd
+}
+
+// conversation is a run with its messages and direct children.
+type conversation struct {
+	Run      runView       `json:"run"`
+	Messages []messageView `json:"messages"`
+	Children []runView     `json:"children"`
+	// Path is the chain of runs from the root down to this one, itself
+	// included (replay --id).
+	Path []runView `json:"path,omitempty"`
+}
+
+// loadConversation reads the run id names ("last": the newest that lastOf
+// selects), its messages and its place in the tree.
+func loadConversation(cmd *cobra.Command, st *store.Store, id string, lastOf ...store.RunFilter) (*conversation, error) {
+	ctx := cmd.Context()
+	r, err := getRun(ctx, st, id, lastOf...)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := st.Messages(ctx, r.ID)
+	if err != nil {
+		return nil, failed(err)
+	}
+	tree, err := st.Tree(ctx, r.RootID)
+	if err != nil {
+		return nil, failed(err)
+	}
+	c := &conversation{Run: viewRun(r), Messages: viewMessages(ms), Children: []runView{}}
+	byID := map[string]*store.Run{}
+	for i := range tree {
+		byID[tree[i].ID] = &tree[i]
+		if tree[i].ParentID == r.ID {
+			c.Children = append(c.Children, viewRun(&tree[i]))
+		}
+	}
+	// Walk up from the run to the root; the bound guards against a
+	// corrupt ledger whose parents loop.
+	for p, n := r, 0; p != nil && n <= len(tree); p, n = byID[p.ParentID], n+1 {
+		c.Path = append([]runView{viewRun(p)}, c.Path...)
+		if p.ParentID == "" {
+			break
+		}
+	}
+	return c, nil
+}
+
+func printConversationSection(out io.Writer, c *conversation) {
+	fmt.Fprintln(out, "\nconversation:")
+	if len(c.Messages) > 0 {
+		printConversation(out, c.Messages)
+		return
+	}
+	if c.Run.Kind == store.KindSubagent {
+		fmt.Fprintln(out, "    (no messages stored: sub-agent conversations are kept when agent.subagent.persistence_enabled is true)")
+		return
+	}
+	fmt.Fprintln(out, "    (no messages stored)")
+}
+
+func printChildren(out io.Writer, children []runView) {
+	if len(children) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "\nchildren:")
+	tw := newTable(out)
+	for _, ch := range children {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d tokens\n", ch.ID, ch.Agent, ch.Kind, ch.Status, ch.Usage.Total())
+	}
+	tw.Flush()
+}
+
+func newRunsTreeCmd(g *globalFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "tree <id>",
+		Short: "Show the delegation tree a run belongs to",
+		Long: `Show the whole delegation tree of the run's root, one indented line per run:
+its agent or sub-agent label, kind, status, turns, tokens of its subtree,
+wall time and id. Give any run of the tree; the one given is marked with *.`,
+		Example: `  deputy runs tree last
+  deputy runs tree 01J9Z3 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openLedger(cmd, g, false)
+			if err != nil {
+				return err
+			}
+			if st != nil {
+				defer st.Close()
+			}
+			ctx := cmd.Context()
+			r, err := getRun(ctx, st, args[0], store.RunFilter{RootsOnly: true})
+			if err != nil {
+				return err
+			}
+			runs, err := st.Tree(ctx, r.RootID)
+			if err != nil {
+				return failed(err)
+			}
+			root := buildTree(runs)
+			if root == nil {
+				return failed(errors.New("the ledger holds no root for run " + r.ID))
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), root)
+			}
+			printTree(cmd.OutOrStdout(), root, r.ID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tree as nested JSON")
+	return cmd
+}
+
+// treeNode is one run of a delegation tree, with its children in the
+// order they started.
+type treeNode struct {
+	runView
+	Children []*treeNode `json:"children"`
+}
+
+// buildTree links runs (in start order, as store.Tree returns them) into
+// a tree. A run whose parent is missing hangs under the root so nothing
+// recorded is hidden.
+func buildTree(runs []store.Run) *treeNode {
+	nodes := make(map[string]*treeNode, len(runs))
+	var order []*treeNode
+	for i := range runs {
+		n := &treeNode{runView: viewRun(&runs[i]), Children: []*treeNode{}}
+		nodes[n.ID] = n
+		order = append(order, n)
+	}
+	var root *treeNode
+	for _, n := range order {
+		if n.ParentID == "" && root == nil {
+			root = n
+		}
+	}
+	if root == nil {
+		return nil
+	}
+	for _, n := range order {
+		if n == root {
+			continue
+		}
+		parent, ok := nodes[n.ParentID]
+		if !ok || parent == n {
+			parent = root
+		}
+		parent.Children = append(parent.Children, n)
+	}
+	return root
+}
+
+func printTree(out io.Writer, root *treeNode, mark string) {
+	tw := newTable(out)
+	fmt.Fprintln(tw, "RUN\tKIND\tSTATUS\tTURNS\tTOKENS\tDURATION\tID")
+	var walk func(n *treeNode, level int)
+	walk = func(n *treeNode, level int) {
+		label := strings.Repeat("  ", level) + n.Agent
+		if n.ID == mark && n.ParentID != "" {
+			label += " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", label, n.Kind, n.Status, n.Turns, n.Usage.Total(), durationText(n.runView), n.ID)
+		for _, c := range n.Children {
+			walk(c, level+1)
+		}
+	}
+	walk(root, 0)
+	tw.Flush()
+}
