@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"deputy/internal/cli"
+	"deputy/llm"
 	"deputy/llm/llmtest"
 )
 
@@ -33,7 +36,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup:               setupScript,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"fake": cmdFake},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"fake": cmdFake, "exits": cmdExits},
 	})
 }
 
@@ -74,6 +77,11 @@ func setupScript(env *testscript.Env) error {
 //	fake count RULE N        exactly N requests were answered by RULE ("*" = all requests)
 //	fake overlap RULE RULE   a request of each rule was in flight at the same time
 //	fake header SEL NAME     print a header of a request
+//	fake system SEL          print a request's system prompt
+//	fake tools SEL           print the names of the tools a request offered, one per line
+//	fake messages SEL        print a request's messages, one "role: content" per line
+//	fake results SEL         print the tool results a request carried, one per line, raw
+//	fake wait RULE N         wait (at most 10s) until RULE has answered or received N requests
 func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
 	st := ts.Value(fakeKey{}).(*fakeState)
 	if len(args) == 0 {
@@ -125,6 +133,45 @@ func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		r := selectRequest(ts, reqs, args[:2])
 		fmt.Fprintln(ts.Stdout(), r.Header.Get(args[2]))
+	case "system":
+		fmt.Fprintln(ts.Stdout(), parsed(ts, selectRequest(ts, reqs, args)).System)
+	case "tools":
+		for _, t := range parsed(ts, selectRequest(ts, reqs, args)).Tools {
+			fmt.Fprintln(ts.Stdout(), t.Name)
+		}
+	case "messages":
+		for _, m := range parsed(ts, selectRequest(ts, reqs, args)).Messages {
+			line := string(m.Role) + ": " + m.Content
+			for _, c := range m.ToolCalls {
+				line += fmt.Sprintf(" [call %s %s]", c.Name, c.Arguments)
+			}
+			fmt.Fprintln(ts.Stdout(), line)
+		}
+	case "results":
+		for _, m := range parsed(ts, selectRequest(ts, reqs, args)).Messages {
+			if m.Role == llm.RoleTool {
+				fmt.Fprintln(ts.Stdout(), m.Content)
+			}
+		}
+	case "wait":
+		if len(args) != 3 {
+			ts.Fatalf("usage: fake wait RULE N")
+		}
+		want, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		for i := 0; i < 1000; i++ {
+			n := 0
+			for _, r := range st.srv.Requests() {
+				if r.Rule == args[1] {
+					n++
+				}
+			}
+			if n >= want {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		ts.Fatalf("fake wait %s %d: timed out\n%s", args[1], want, logAll(st.srv.Requests()))
 	case "count":
 		if len(args) != 3 {
 			ts.Fatalf("usage: fake count RULE N")
@@ -157,6 +204,38 @@ func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	default:
 		ts.Fatalf("fake: unknown subcommand %q", args[0])
+	}
+}
+
+func parsed(ts *testscript.TestScript, r llmtest.Request) *llm.Request {
+	if r.Parsed == nil {
+		ts.Fatalf("fake: request to %s could not be parsed", r.Path)
+	}
+	return r.Parsed
+}
+
+// cmdExits runs deputy and checks its exit code:
+//
+//	exits CODE deputy-args...
+//
+// stdout and stderr are kept for the next commands, as with exec.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: exits CODE args...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec("deputy", args[1:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("running deputy: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("deputy exited with %d, want %d", got, want)
 	}
 }
 

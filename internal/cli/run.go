@@ -157,7 +157,7 @@ func runExit(env *delegate.Envelope, quiet bool) error {
 	if env.OK() {
 		return nil
 	}
-	err := fmt.Errorf("agent %q %s: %s", env.Label, env.Status, env.Error)
+	err := fmt.Errorf("agent %q failed: %s", env.Label, env.Error)
 	code := ExitFailed
 	switch {
 	case errors.Is(env.Err, delegate.ErrConfig):
