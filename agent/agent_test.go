@@ -121,7 +121,7 @@ func TestUnknownToolAndBadArgumentsReachTheModel(t *testing.T) {
 			results[m.ToolCallID] = m
 		}
 	}
-	for id, want := range map[string]string{"a": `unknown tool "nope"`, "b": "invalid arguments for sleep", "c": "not valid JSON"} {
+	for id, want := range map[string]string{"a": `unknown tool "nope"`, "b": "invalid arguments for sleep", "c": "invalid arguments for sleep"} {
 		m := results[id]
 		if !m.IsError || !strings.Contains(m.Content, want) {
 			t.Errorf("result %s = %+v, want an error containing %q", id, m, want)

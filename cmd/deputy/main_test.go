@@ -78,7 +78,7 @@ func setupScript(env *testscript.Env) error {
 //	fake overlap RULE RULE   a request of each rule was in flight at the same time
 //	fake header SEL NAME     print a header of a request
 //	fake system SEL          print a request's system prompt
-//	fake tools SEL           print the names of the tools a request offered, one per line
+//	fake tools SEL           print the names of the tools a request offered, one per line, or (none)
 //	fake messages SEL        print a request's messages, one "role: content" per line
 //	fake results SEL         print the tool results a request carried, one per line, raw
 //	fake wait RULE N         wait (at most 10s) until RULE has answered or received N requests
@@ -136,7 +136,11 @@ func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
 	case "system":
 		fmt.Fprintln(ts.Stdout(), parsed(ts, selectRequest(ts, reqs, args)).System)
 	case "tools":
-		for _, t := range parsed(ts, selectRequest(ts, reqs, args)).Tools {
+		tools := parsed(ts, selectRequest(ts, reqs, args)).Tools
+		if len(tools) == 0 {
+			fmt.Fprintln(ts.Stdout(), "(none)")
+		}
+		for _, t := range tools {
 			fmt.Fprintln(ts.Stdout(), t.Name)
 		}
 	case "messages":
