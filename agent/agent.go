@@ -46,8 +46,10 @@ type Spec struct {
 	// error refuses the call: the tool does not run and the model sees the
 	// refusal as an error result.
 	Guard func(ctx context.Context, call llm.ToolCall) error
-	// AfterModelCall, when set, sees the usage of each model call as soon as
-	// it returns. A non-nil error ends the run with that error (budgets).
+	// AfterModelCall, when set, sees the usage of each model call that
+	// asks for tools, before they run. A non-nil error ends the run with
+	// that error (budgets): work still pending is not started, but a final
+	// answer, once produced, is never thrown away.
 	AfterModelCall func(ctx context.Context, usage llm.Usage) error
 	// OnEvent, when set, receives the loop's events, synchronously. Tool
 	// events arrive from the tools' goroutines, so it must be safe for
@@ -153,7 +155,7 @@ func (r *runner) loop(ctx context.Context) {
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
 		r.appendMessage(msg)
-		if r.spec.AfterModelCall != nil {
+		if r.spec.AfterModelCall != nil && len(msg.ToolCalls) > 0 {
 			if err := r.spec.AfterModelCall(ctx, resp.Usage); err != nil {
 				r.closePending(msg.ToolCalls, "not run: "+err.Error())
 				r.res.Output = msg.Content

@@ -94,13 +94,20 @@ func (t *Tree) spentLocked() error {
 	return nil
 }
 
-// addUsage counts one model call. For a child run it returns a QuotaError
-// once the token quota is spent, which stops that child; the root is never
-// stopped by the tree's quotas, only refused further spawns.
-func (t *Tree) addUsage(u llm.Usage, child bool) error {
+// addUsage counts one model call.
+func (t *Tree) addUsage(u llm.Usage) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.usage = t.usage.Add(u)
+}
+
+// checkTokens is the check after a model call that wants more work: for a
+// child run it returns a QuotaError once the token quota is spent, which
+// stops that child; the root is never stopped by the tree's quotas, only
+// refused further spawns.
+func (t *Tree) checkTokens(child bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if !child || t.quotas.MaxTotalTokens <= 0 || t.usage.Total() < t.quotas.MaxTotalTokens {
 		return nil
 	}

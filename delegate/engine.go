@@ -241,12 +241,20 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		ToolConcurrency: e.toolConcurrency(r),
 		Guard:           e.guard(s, policy),
 		AfterModelCall: func(_ context.Context, u llm.Usage) error {
-			return tree.addUsage(u, parent != nil)
+			return tree.checkTokens(parent != nil)
 		},
 		OnEvent: e.loopListener(ctx, s, r),
 	}
 	if r.onText != nil {
 		spec.Stream = true
+	}
+	// Every model call counts against the tree, the final one included.
+	countUsage := spec.OnEvent
+	spec.OnEvent = func(ev agent.Event) {
+		if ev.Kind == agent.EventModelEnd && ev.Err == nil {
+			tree.addUsage(ev.Usage)
+		}
+		countUsage(ev)
 	}
 	res, runErr := agent.Run(runCtx, spec)
 	env.Turns, env.Usage, env.Output, env.Messages = res.Turns, res.Usage, res.Output, res.Messages
