@@ -1,0 +1,125 @@
+package delegate_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"deputy/config"
+	"deputy/delegate"
+	"deputy/llm"
+	"deputy/store"
+	"deputy/tool"
+	"deputy/tool/builtin"
+)
+
+// fixedProvider answers instantly or after a fixed latency: the root's
+// first call asks for `fanout` call_agent calls, its second answers, and a
+// child answers at once. It does no parsing or templating, so what a
+// benchmark measures is the engine.
+type fixedProvider struct {
+	latency time.Duration
+	fanout  int
+}
+
+func (p fixedProvider) Name() string { return "fixed" }
+
+func (p fixedProvider) Generate(ctx context.Context, req *llm.Request, _ llm.StreamFunc) (*llm.Response, error) {
+	if p.latency > 0 {
+		t := time.NewTimer(p.latency)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, llm.Classify(ctx, "fixed", ctx.Err())
+		case <-t.C:
+		}
+	}
+	usage := llm.Usage{InputTokens: 10, OutputTokens: 5}
+	last := req.Messages[len(req.Messages)-1]
+	if !strings.HasPrefix(req.System, "ROOT") || last.Role == llm.RoleTool {
+		return &llm.Response{Message: llm.AssistantMessage("done"), Usage: usage, FinishReason: llm.FinishStop}, nil
+	}
+	calls := make([]llm.ToolCall, p.fanout)
+	for i := range calls {
+		calls[i] = llm.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "call_agent", Arguments: json.RawMessage(`{"agent":"child","task":"work"}`)}
+	}
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: calls}, Usage: usage, FinishReason: llm.FinishToolCalls}, nil
+}
+
+func benchEngine(b *testing.B, p llm.Provider, ledger *store.Store, concurrency int) (*delegate.Engine, *config.Agent) {
+	root := &config.Agent{Name: "root", Model: "fixed/m", SystemPrompt: "ROOT", SubAgents: []string{"child"}, SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
+	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
+	tools := builtin.New(builtin.Options{Workdir: b.TempDir()})
+	return &delegate.Engine{
+		Agents:  config.NewAgentSet(root, child),
+		Models:  models{p},
+		Tools:   func(string) *tool.Registry { return tools },
+		Ledger:  ledger,
+		Options: delegate.Options{Concurrency: concurrency},
+	}, root
+}
+
+// BenchmarkDelegation measures a root run with `children` delegations
+// against an instant model: the difference between 0 and 1 child is the
+// engine's own cost of one delegation (scope, guard, tools, envelope,
+// events), with and without the ledger.
+func BenchmarkDelegation(b *testing.B) {
+	for _, ledger := range []bool{false, true} {
+		for _, children := range []int{0, 1, 8} {
+			name := fmt.Sprintf("children=%d/ledger=%v", children, ledger)
+			b.Run(name, func(b *testing.B) {
+				var st *store.Store
+				if ledger {
+					var err error
+					st, err = store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer st.Close()
+				}
+				e, root := benchEngine(b, fixedProvider{fanout: children}, st, 8)
+				wd := b.TempDir()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					env := e.Run(context.Background(), delegate.RunRequest{Agent: root, Task: "go", Workdir: wd})
+					if !env.OK() || len(env.Children) != children {
+						b.Fatalf("run: %s %s", env.Status, env.Error)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFanOut64 runs one root that delegates to 64 children in one
+// response, every model call taking 50ms. The ideal wall time is the
+// latency chain root -> slowest child -> root = 150ms; "x-ideal" is the
+// measured wall time divided by it.
+func BenchmarkFanOut64(b *testing.B) {
+	const latency = 50 * time.Millisecond
+	for _, concurrency := range []int{64, 8} {
+		b.Run(fmt.Sprintf("concurrency=%d", concurrency), func(b *testing.B) {
+			e, root := benchEngine(b, fixedProvider{latency: latency, fanout: 64}, nil, concurrency)
+			wd := b.TempDir()
+			var total time.Duration
+			for b.Loop() {
+				start := time.Now()
+				env := e.Run(context.Background(), delegate.RunRequest{Agent: root, Task: "go", Workdir: wd})
+				total += time.Since(start)
+				if !env.OK() || len(env.Children) != 64 {
+					b.Fatalf("run: %s %s", env.Status, env.Error)
+				}
+			}
+			// With a bound of c model calls in flight, the 64 children take
+			// ceil(64/c) rounds of one latency each.
+			rounds := (64 + concurrency - 1) / concurrency
+			ideal := time.Duration(2+rounds) * latency
+			b.ReportMetric(float64(total)/float64(b.N)/float64(ideal), "x-ideal")
+		})
+	}
+}
