@@ -3,8 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,32 +153,12 @@ func ParseSkill(data []byte, path string) (*Skill, error) {
 // kinds of files keeps a reference to a FIFO or device from hanging. The
 // error does not repeat the path; callers name the file themselves.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, pe.Err
-		}
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	tooBig := fmt.Errorf("file is larger than %d bytes", limit)
-	if fi.Size() > limit {
-		return nil, tooBig
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := readLimitedPrefix(path, int(limit))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, tooBig
+		return nil, fmt.Errorf("file is larger than %d bytes", limit)
 	}
 	return data, nil
 }

@@ -281,8 +281,14 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 func (e *Engine) summarize(ctx context.Context, spec agent.Spec, history []llm.Message, prompt string) (string, llm.Usage, error) {
 	spec.Tools = nil
 	spec.MaxTurns = 1
-	spec.Messages = append(append([]llm.Message(nil), history...), llm.UserMessage(prompt))
+	ask := llm.UserMessage(prompt)
+	spec.Messages = append(append([]llm.Message(nil), history...), ask)
 	spec.Stream = false
+	if spec.OnEvent != nil {
+		// The summary prompt is part of the child's conversation: the
+		// ledger records it like every other message.
+		spec.OnEvent(agent.Event{Kind: agent.EventMessage, Agent: spec.Name, Message: &ask})
+	}
 	res, err := agent.Run(ctx, spec)
 	return res.Output, res.Usage, err
 }

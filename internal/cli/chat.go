@@ -71,7 +71,7 @@ The conversation is stored as a session in the ledger; resume it later with
 // defaultChatAgent is used when chat names no agent.
 func defaultChatAgent() *config.Agent {
 	return &config.Agent{Name: "assistant", Description: "a general assistant",
-		SystemPrompt: "You are a helpful assistant working in the user's terminal. Answer plainly and concisely; use your tools when they help.",
+		SystemPrompt:    "You are a helpful assistant working in the user's terminal. Answer plainly and concisely; use your tools when they help.",
 		SubAgentsConfig: config.DefaultSubAgentsConfig()}
 }
 

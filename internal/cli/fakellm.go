@@ -91,7 +91,11 @@ func serveFakeLLM(cmd *cobra.Command, f *fakeLLMFlags) error {
 			fmt.Fprintf(stderr, "fake-llm: %s\n", strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
 		}
 	}
-	err = llmtest.Serve(cmd.Context(), script, opts, func(url string) {
+	// Ctrl-C and SIGTERM are how this command is meant to end: shut the
+	// server down cleanly and exit 0.
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	err = llmtest.Serve(ctx, script, opts, func(url string) {
 		fmt.Fprintf(stderr, "fake-llm listening on %s\n", url)
 	})
 	if err != nil {

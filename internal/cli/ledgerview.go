@@ -22,12 +22,12 @@ import (
 	"deputy/store"
 )
 
-// openLedger opens the ledger the workspace would use. Reading commands
-// need only the settings (for store.path), not the agents. When the file
-// does not exist yet and create is false, it returns a nil store and no
-// error: there is nothing to show, and a listing should not create a
+// openLedger opens the ledger the workspace would use, for the commands
+// that read it: they need only the settings (for store.path), not the
+// agents. When the file does not exist yet it returns a nil store and no
+// error: there is nothing to show, and reading should not create a
 // database as a side effect.
-func openLedger(cmd *cobra.Command, g *globalFlags, create bool) (*store.Store, error) {
+func openLedger(cmd *cobra.Command, g *globalFlags) (*store.Store, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -41,10 +41,8 @@ func openLedger(cmd *cobra.Command, g *globalFlags, create bool) (*store.Store, 
 	if path == "" {
 		return nil, configErrf("cannot find the ledger: set --db, $DEPUTY_DB or HOME")
 	}
-	if !create {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
 	}
 	st, err := w.openStore(cmd.Context())
 	if err != nil {

@@ -78,7 +78,7 @@ func replayList(cmd *cobra.Command, g *globalFlags, f *replayFlags) error {
 	if f.limit < 0 {
 		return configErrf("--limit must not be negative (got %d)", f.limit)
 	}
-	st, err := openLedger(cmd, g, false)
+	st, err := openLedger(cmd, g)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func printReplayTable(out io.Writer, views []runView) {
 }
 
 func replayID(cmd *cobra.Command, g *globalFlags, f *replayFlags) error {
-	st, err := openLedger(cmd, g, false)
+	st, err := openLedger(cmd, g)
 	if err != nil {
 		return err
 	}

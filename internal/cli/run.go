@@ -241,16 +241,16 @@ func exchangesToMessages(exs []store.Exchange) []llm.Message {
 
 // runResult is the --json shape of a run.
 type runResult struct {
-	RunID      string              `json:"run_id"`
-	Agent      string              `json:"agent"`
-	Status     delegate.Status     `json:"status"`
-	Output     string              `json:"output"`
-	Error      string              `json:"error,omitempty"`
-	Model      string              `json:"model"`
-	Usage      llm.Usage           `json:"usage"`
-	OwnUsage   llm.Usage           `json:"own_usage"`
-	Turns      int                 `json:"turns"`
-	DurationMS int64               `json:"duration_ms"`
+	RunID      string               `json:"run_id"`
+	Agent      string               `json:"agent"`
+	Status     delegate.Status      `json:"status"`
+	Output     string               `json:"output"`
+	Error      string               `json:"error,omitempty"`
+	Model      string               `json:"model"`
+	Usage      llm.Usage            `json:"usage"`
+	OwnUsage   llm.Usage            `json:"own_usage"`
+	Turns      int                  `json:"turns"`
+	DurationMS int64                `json:"duration_ms"`
 	Children   []*delegate.Envelope `json:"children"`
 }
 

@@ -51,7 +51,7 @@ func newSessionsListCmd(g *globalFlags) *cobra.Command {
   deputy sessions list --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openLedger(cmd, g, false)
+			st, err := openLedger(cmd, g)
 			if err != nil {
 				return err
 			}
@@ -108,7 +108,7 @@ order with the run that answered it, the query and the answer.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := openLedger(cmd, g, false)
+			st, err := openLedger(cmd, g)
 			if err != nil {
 				return err
 			}
@@ -164,7 +164,7 @@ in the ledger. The next use of the same id starts an empty session.`,
 		Example: `  deputy sessions rm code_review`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openLedger(cmd, g, false)
+			st, err := openLedger(cmd, g)
 			if err != nil {
 				return err
 			}

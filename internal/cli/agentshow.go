@@ -1,0 +1,218 @@
+package cli
+
+// deputy agents show: an agent's resolved definition.
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"deputy/config"
+	"deputy/tool/builtin"
+)
+
+func newAgentsShowCmd(g *globalFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show <name>",
+		Short: "Show an agent's resolved definition",
+		Long: `Show an agent as deputy will run it: its model, system prompt, skill (name and
+the SKILL.md it resolved to), file globs, working directory, sub-agents and
+their limits (sub_agents_config, with the defaults filled in), model
+parameters, tools and turn limit, the file it came from and any definitions it
+shadows. Problems found in its file are listed at the end.`,
+		Example: `  deputy agents show reviewer
+  deputy agents show reviewer --json | jq .sub_agents_config`,
+		Args: cobra.ExactArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+			return agentNames(cmd, g), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := loadWorkspace(cmd, g)
+			if err != nil {
+				return err
+			}
+			a, ok := w.agents.Get(args[0])
+			if !ok {
+				return configErr(unknownAgentError(w, args[0]))
+			}
+			v := detailAgent(w, a)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), v)
+			}
+			printAgentDetail(cmd.OutOrStdout(), w, v)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the definition as JSON")
+	return cmd
+}
+
+// agentNames lists the visible agents for shell completion; it stays
+// silent when the workspace does not load.
+func agentNames(cmd *cobra.Command, g *globalFlags) []string {
+	w, err := loadWorkspace(cmd, g)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, a := range w.agents.List() {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+func unknownAgentError(w *workspace, name string) error {
+	var names []string
+	for _, a := range w.agents.List() {
+		names = append(names, a.Name)
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("no agent named %q; no agents are defined (see 'deputy agents init')", name)
+	}
+	return fmt.Errorf("no agent named %q; known agents: %s", name, strings.Join(names, ", "))
+}
+
+// agentDetail is the resolved definition 'agents show' prints.
+type agentDetail struct {
+	Name            string          `json:"name"`
+	Description     string          `json:"description"`
+	Source          string          `json:"source"`
+	Path            string          `json:"path"`
+	Shadows         []agentRef      `json:"shadows"`
+	Model           string          `json:"model"`
+	SystemPrompt    string          `json:"system_prompt"`
+	Skill           *skillView      `json:"skill"`
+	Files           []string        `json:"files"`
+	Workdir         string          `json:"workdir"`
+	WorkdirResolved string          `json:"workdir_resolved"`
+	SubAgents       []string        `json:"sub_agents"`
+	SubAgentsConfig subAgentsView   `json:"sub_agents_config"`
+	Params          paramsView      `json:"params"`
+	Tools           []string        `json:"tools"`
+	ToolsDefault    bool            `json:"tools_default"`
+	MaxTurns        int             `json:"max_turns"`
+	MaxTurnsDefault bool            `json:"max_turns_default"`
+	Diagnostics     []diagnosticRow `json:"diagnostics"`
+}
+
+type skillView struct {
+	Ref      string `json:"ref"`
+	Name     string `json:"name,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Resolved bool   `json:"resolved"`
+}
+
+type subAgentsView struct {
+	MaxDepth       int  `json:"max_depth"`
+	Parallel       bool `json:"parallel"`
+	TimeoutSeconds int  `json:"timeout_seconds"`
+}
+
+type paramsView struct {
+	Temperature *float64 `json:"temperature"`
+	MaxTokens   *int     `json:"max_tokens"`
+}
+
+func detailAgent(w *workspace, a *config.Agent) agentDetail {
+	s := summarizeAgent(w, a)
+	d := agentDetail{Name: a.Name, Description: a.Description, Source: a.Source, Path: a.Path, Shadows: s.Shadows,
+		Model: modelOrInherit(a.Model), SystemPrompt: a.SystemPrompt, Files: orEmpty(a.Files),
+		Workdir: a.Workdir, WorkdirResolved: a.ResolveWorkdir(w.cwd), SubAgents: orEmpty(a.SubAgents),
+		SubAgentsConfig: subAgentsView{MaxDepth: a.SubAgentsConfig.MaxDepth, Parallel: a.SubAgentsConfig.Parallel,
+			TimeoutSeconds: int(a.SubAgentsConfig.Timeout.Seconds())},
+		Params: paramsView{Temperature: a.Params.Temperature, MaxTokens: a.Params.MaxTokens},
+		Tools:  a.Tools, MaxTurns: a.MaxTurns, Diagnostics: diagnosticRows(w.diags.ForFile(a.Path).Sorted())}
+	if a.Skill != "" {
+		d.Skill = &skillView{Ref: a.Skill}
+		if sk := a.SkillDoc; sk != nil {
+			d.Skill.Name, d.Skill.Path, d.Skill.Resolved = sk.Name, sk.Path, true
+		}
+	}
+	// nil tools means "not set": the engine then gives the built-in
+	// defaults, which is what a user needs to see here.
+	if a.Tools == nil {
+		d.Tools, d.ToolsDefault = builtin.DefaultToolNames(), true
+	}
+	if a.MaxTurns == 0 {
+		d.MaxTurns, d.MaxTurnsDefault = w.settings.MaxTurns, true
+	}
+	return d
+}
+
+func printAgentDetail(out io.Writer, w *workspace, d agentDetail) {
+	tw := newTable(out)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	row("name", d.Name)
+	row("description", orDash(d.Description))
+	row("file", fmt.Sprintf("%s (%s)", d.Path, d.Source))
+	for _, s := range d.Shadows {
+		row("shadows", fmt.Sprintf("%s (%s)", s.Path, s.Source))
+	}
+	model := d.Model
+	if model == config.ModelInherit {
+		model = "inherit (the parent's model; at the root, default_model"
+		if dm := w.settings.DefaultModel; dm != "" && dm != config.ModelInherit {
+			model += " " + dm + ")"
+		} else {
+			model += ", which is not set)"
+		}
+	}
+	row("model", model)
+	maxTurns := fmt.Sprint(d.MaxTurns)
+	if d.MaxTurnsDefault {
+		maxTurns += " (default)"
+	}
+	row("max_turns", maxTurns)
+	workdir := "(the current directory)"
+	if d.Workdir != "" {
+		workdir = d.Workdir
+		if d.WorkdirResolved != d.Workdir {
+			workdir += " → " + d.WorkdirResolved
+		}
+	}
+	row("workdir", workdir)
+	skill := "-"
+	if sk := d.Skill; sk != nil {
+		skill = sk.Ref + " (not found)"
+		if sk.Resolved {
+			skill = fmt.Sprintf("%s (%s)", sk.Name, sk.Path)
+		}
+	}
+	row("skill", skill)
+	row("files", orDash(strings.Join(d.Files, ", ")))
+	tools := strings.Join(d.Tools, ", ")
+	switch {
+	case d.ToolsDefault:
+		tools = "default: " + tools
+	case len(d.Tools) == 0:
+		tools = "(none)"
+	}
+	row("tools", tools)
+	row("sub_agents", orDash(strings.Join(d.SubAgents, ", ")))
+	row("sub_agents_config", fmt.Sprintf("max_depth %d, parallel %v, timeout %ds",
+		d.SubAgentsConfig.MaxDepth, d.SubAgentsConfig.Parallel, d.SubAgentsConfig.TimeoutSeconds))
+	params := []string{}
+	if t := d.Params.Temperature; t != nil {
+		params = append(params, fmt.Sprintf("temperature %g", *t))
+	}
+	if m := d.Params.MaxTokens; m != nil {
+		params = append(params, fmt.Sprintf("max_tokens %d", *m))
+	}
+	row("params", orDash(strings.Join(params, ", ")))
+	tw.Flush()
+	fmt.Fprintln(out, "\nsystem prompt:")
+	if strings.TrimSpace(d.SystemPrompt) == "" {
+		fmt.Fprintln(out, "  (empty)")
+	} else {
+		fmt.Fprintln(out, indent(strings.TrimRight(d.SystemPrompt, "\n"), "  "))
+	}
+	if len(d.Diagnostics) > 0 {
+		fmt.Fprintln(out, "\nproblems:")
+		for _, r := range d.Diagnostics {
+			fmt.Fprintf(out, "  %s: %s\n", r.Severity, config.Diagnostic{File: r.File, Line: r.Line, Key: r.Key, Message: r.Message})
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package cli
+
+// deputy config validate: every configuration file checked in one pass.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"deputy/config"
+	"deputy/tool"
+	"deputy/tool/builtin"
+)
+
+func newConfigValidateCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Check the settings, agents and subqueries.ini files",
+		Long: `Load everything deputy reads before a run and report every problem at once:
+the settings files (unknown keys, values out of range such as
+agent.subagent.max_depth outside 1-10), every agent file (as 'deputy agents
+lint'), and the subqueries.ini files. No model is called.
+
+It prints the files it checked and the effective settings, the defaults
+included (agent.subagent.max_depth: 3, ...), then "ok", or the problems and
+exit code 2. Custom providers are shown with the name of the environment
+variable holding their key and whether it is set, never the key.`,
+		Example: `  deputy config validate
+  deputy config validate --subqueries ./team.ini`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return validateConfig(cmd, g) },
+	}
+	return cmd
+}
+
+// validation is what 'config validate' found.
+type validation struct {
+	settings *config.Settings // nil when the settings do not load
+	checked  []pathEntry      // files read, by kind
+	diags    config.Diagnostics
+	specs    int
+}
+
+func validateConfig(cmd *cobra.Command, g *globalFlags) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	v := collectValidation(cwd, g)
+	out := cmd.OutOrStdout()
+	fmt.Fprintln(out, "checked:")
+	tw := newTable(out)
+	for _, c := range v.checked {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.Scope, displayPath(cwd, c.Path))
+	}
+	if len(v.checked) == 0 {
+		fmt.Fprintln(tw, "  (no configuration files; every setting is at its default)")
+	}
+	tw.Flush()
+	if v.settings != nil {
+		fmt.Fprintln(out, "\neffective settings:")
+		printEffectiveSettings(out, v.settings)
+	}
+	diags := v.diags
+	if len(diags) > 0 {
+		fmt.Fprintln(out)
+		printDiagnostics(out, cwd, diags)
+	}
+	if n := len(diags.Errors()); n > 0 {
+		return configErrf("config validate: %s", plural(n, "error"))
+	}
+	fmt.Fprintln(out, "ok")
+	return nil
+}
+
+// collectValidation loads what loadWorkspace loads, but keeps going past
+// each failure so that every problem is reported in one pass.
+func collectValidation(cwd string, g *globalFlags) *validation {
+	v := &validation{}
+	var diags config.Diagnostics
+	addErr := func(err error) {
+		var ve *config.ValidationError
+		if errors.As(err, &ve) {
+			diags = append(diags, ve.Diagnostics...)
+			return
+		}
+		diags = append(diags, config.Diagnostic{Severity: config.Error, Message: err.Error()})
+	}
+
+	s, err := config.LoadSettings(config.SettingsPaths(cwd))
+	lintSettings := s
+	if err != nil {
+		addErr(err)
+		lintSettings = config.DefaultSettings()
+	} else {
+		v.settings = s
+		for _, f := range s.Files {
+			v.checked = append(v.checked, pathEntry{Scope: "settings", Path: f, Exists: true})
+		}
+	}
+	w := &workspace{cwd: cwd, flags: g, settings: lintSettings}
+
+	for _, d := range g.agentsDirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			addErr(fmt.Errorf("--agents-dir %s: not a directory", d))
+		}
+	}
+
+	specFiles, err := w.specFiles()
+	if err != nil {
+		addErr(err)
+	}
+	specsOK := err == nil
+	for _, f := range specFiles {
+		v.checked = append(v.checked, pathEntry{Scope: "subqueries", Path: f, Exists: true})
+		if _, err := config.LoadSpecializations(f, config.SpecOptions{Reserved: reservedToolName, SkillDirs: config.SkillDirs(cwd)}); err != nil {
+			addErr(err)
+			specsOK = false
+		}
+	}
+	if specsOK {
+		// Loaded once more through the workspace, for the reserved tool
+		// names and the merging rules a run applies.
+		if w.specs, err = w.loadSpecializations(); err != nil {
+			addErr(err)
+		}
+		v.specs = len(w.specs)
+	}
+
+	agents, agentDiags := config.LoadAgents(config.Dirs(cwd, g.agentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(cwd)})
+	opts := w.lintOptions()
+	if v.settings == nil {
+		// Without settings the custom providers are unknown; flagging every
+		// model that names one would bury the real error.
+		opts.KnownProvider = func(string) bool { return true }
+	}
+	agentDiags = append(agentDiags, config.Lint(agents, opts)...)
+	diags = append(diags, agentDiags...)
+	for _, a := range agents.List() {
+		for _, h := range agents.Shadowed(a.Name) {
+			v.checked = append(v.checked, pathEntry{Scope: "agent", Path: h.Path, Exists: true})
+		}
+		v.checked = append(v.checked, pathEntry{Scope: "agent", Path: a.Path, Exists: true})
+	}
+	v.diags = diags.Sorted()
+	return v
+}
+
+// printEffectiveSettings prints the merged settings as dotted keys, so a
+// user sees the defaults as well as what the files set. Custom providers
+// show the name of their key's variable and whether it is set, never its
+// value.
+func printEffectiveSettings(out io.Writer, s *config.Settings) {
+	kv := func(key string, value any, note string) {
+		if note != "" {
+			fmt.Fprintf(out, "  %s: %v  # %s\n", key, value, note)
+			return
+		}
+		fmt.Fprintf(out, "  %s: %v\n", key, value)
+	}
+	dm := s.DefaultModel
+	kv("default_model", fmt.Sprintf("%q", dm), noteIf(dm == "", "not set: agents must name a model"))
+	for _, name := range s.ProviderNames() {
+		p := s.Providers[name]
+		key := "no key"
+		if p.APIKeyEnv != "" {
+			state := "not set"
+			if os.Getenv(p.APIKeyEnv) != "" {
+				state = "set"
+			}
+			key = fmt.Sprintf("key in $%s (%s)", p.APIKeyEnv, state)
+		}
+		kv("providers."+name, p.BaseURL, p.Type+", "+key)
+	}
+	kv("concurrency", s.Concurrency, "")
+	kv("max_turns", s.MaxTurns, "")
+	kv("retry.max_attempts", s.Retry.MaxAttempts, "")
+	kv("retry.base_delay", s.Retry.BaseDelay, "")
+	kv("retry.max_delay", s.Retry.MaxDelay, "")
+	kv("retry.max_elapsed", s.Retry.MaxElapsed, "")
+	kv("stream_idle_timeout", s.StreamIdleTimeout, noteIf(s.StreamIdleTimeout == 0, "never"))
+	kv("fetch.allow_hosts", s.Fetch.AllowHosts, "")
+	kv("store.path", fmt.Sprintf("%q", s.Store.Path), noteIf(s.Store.Path == "", "the default"))
+	sa := s.Agent.Subagent
+	kv("agent.subagent.max_depth", sa.MaxDepth, "")
+	kv("agent.subagent.default_max_turns", sa.DefaultMaxTurns, "")
+	kv("agent.subagent.output_max_size", sa.OutputMaxSize, "")
+	kv("agent.subagent.telemetry_enabled", sa.TelemetryEnabled, "")
+	kv("agent.subagent.persistence_enabled", sa.PersistenceEnabled, "")
+	kv("agent.subagent.max_executions", sa.MaxExecutions, noteIf(sa.MaxExecutions == 0, "unlimited"))
+	kv("agent.subagent.max_total_tokens", sa.MaxTotalTokens, noteIf(sa.MaxTotalTokens == 0, "unlimited"))
+	kv("agent.subagent.max_total_time", sa.MaxTotalTime, noteIf(sa.MaxTotalTime == 0, "unlimited"))
+	kv("agent.subagent.provider", fmt.Sprintf("%q", sa.Provider), "")
+	kv("agent.subagent.model", fmt.Sprintf("%q", sa.Model), noteIf(s.SubagentModel() == "", "the parent's model"))
+}
+
+// noteIf returns note when cond holds, else "".
+func noteIf(cond bool, note string) string {
+	if cond {
+		return note
+	}
+	return ""
+}
+
+// reservedToolName reports whether a specialization may not take name
+// because a built-in tool has it (as the workspace loader decides).
+func reservedToolName(name string) bool {
+	return name == tool.FileOps || slices.Contains(builtin.Names(), name)
+}
