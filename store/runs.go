@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -249,7 +250,12 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 		add("kind = ?", f.Kind)
 	}
 	if !f.Since.IsZero() {
-		add("started_at >= ?", f.Since.UnixNano())
+		// UnixNano wraps after 2262; a later Since matches nothing.
+		since := f.Since
+		if last := time.Unix(0, math.MaxInt64); since.After(last) {
+			since = last
+		}
+		add("started_at >= ?", since.UnixNano())
 	}
 	if f.RootsOnly {
 		where = append(where, "parent_id IS NULL")
