@@ -21,11 +21,12 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 		t.Fatalf("agent %v, diagnostics:\n%s", a, diags)
 	}
 	want := &Agent{
-		Name:            "code-reviewer",
-		Description:     "Expert code reviewer. Use PROACTIVELY after code changes.",
-		Model:           "", // "sonnet" cannot be resolved: inherit
-		SystemPrompt:    "You are a senior code reviewer.\n\nCheck correctness first.",
-		Tools:           []string{"Read", "Grep", "Glob", "Bash", "Agent(explorer, tester)"},
+		Name:         "code-reviewer",
+		Description:  "Expert code reviewer. Use PROACTIVELY after code changes.",
+		Model:        "", // "sonnet" cannot be resolved: inherit
+		SystemPrompt: "You are a senior code reviewer.\n\nCheck correctness first.",
+		// Claude Code's tool names become deputy's; Agent(...) has no counterpart.
+		Tools:           []string{"read_file", "grep", "find_path", "terminal"},
 		MaxTurns:        12,
 		SubAgentsConfig: DefaultSubAgentsConfig(),
 		Path:            path,
@@ -34,6 +35,7 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 		t.Errorf("agent (-want +got):\n%s", d)
 	}
 	wantDiags := []string{
+		`warning: testdata/claude/code-reviewer.md:4: tools: "Agent(explorer, tester)" is a Claude Code tool deputy does not have; it is left out`,
 		`warning: testdata/claude/code-reviewer.md:5: model: "sonnet" is a Claude Code model alias deputy cannot resolve; the agent inherits its parent's model (write provider/model to choose one)`,
 		"warning: testdata/claude/code-reviewer.md:6: color: key color is a Claude Code setting deputy ignores",
 		"warning: testdata/claude/code-reviewer.md:7: permissionMode: key permissionMode is a Claude Code setting deputy ignores",
@@ -93,9 +95,10 @@ func TestParseAgentMarkdownTools(t *testing.T) {
 		{"tools:\n", nil},             // null: not set
 		{"tools: \"\"\n", []string{}}, // empty string: no tools
 		{"tools: []\n", []string{}},   // empty list: no tools
-		{"tools: Read\n", []string{"Read"}},
-		{"tools: Read, Write\n", []string{"Read", "Write"}},
-		{"tools:\n  - Read\n  - Write\n", []string{"Read", "Write"}},
+		{"tools: Read\n", []string{"read_file"}},
+		{"tools: Read, Write, Edit, MultiEdit\n", []string{"read_file", "write_file", "edit_file"}},
+		{"tools:\n  - Read\n  - Bash\n  - WebSearch\n", []string{"read_file", "terminal"}},
+		{"tools: read_file, custom_tool\n", []string{"read_file", "custom_tool"}},
 	}
 	for _, tt := range tests {
 		src := "---\nname: a\n" + tt.tools + "---\n"
