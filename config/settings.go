@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -199,15 +198,13 @@ func (s *Settings) SubagentModel() string {
 	return sa.Model
 }
 
-// StorePath returns the store's SQLite file: store.path when set, else
-// $DEPUTY_DB, else deputy.db in DataDir. It returns "" when none can be
-// determined.
+// StorePath returns the store's SQLite file as the settings choose it:
+// store.path when set, else deputy.db in DataDir; "" when none can be
+// determined. The command line's --db and $DEPUTY_DB win over both; the
+// CLI applies them.
 func (s *Settings) StorePath() string {
 	if s.Store.Path != "" {
 		return expandHome(s.Store.Path)
-	}
-	if p := os.Getenv("DEPUTY_DB"); p != "" {
-		return p
 	}
 	if d := DataDir(); d != "" {
 		return filepath.Join(d, "deputy.db")

@@ -208,8 +208,8 @@ func TestSettingsPathsAndStorePath(t *testing.T) {
 	if got := s.StorePath(); got != "/data/deputy/deputy.db" {
 		t.Errorf("StorePath = %q", got)
 	}
-	t.Setenv("DEPUTY_DB", "/tmp/x.db")
-	if got := s.StorePath(); got != "/tmp/x.db" {
+	t.Setenv("DEPUTY_DB", "/tmp/x.db") // the CLI's business, not the settings'
+	if got := s.StorePath(); got != "/data/deputy/deputy.db" {
 		t.Errorf("StorePath with DEPUTY_DB = %q", got)
 	}
 	s.Store.Path = "/set.db"

@@ -192,6 +192,12 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 
 	provider, ref, err := e.Models.ForModel(r.model)
 	if err != nil {
+		var le *llm.Error
+		if !errors.As(err, &le) {
+			// An unknown provider or an unreadable script is the
+			// configuration's fault, not the provider's.
+			err = fmt.Errorf("%w: %w", ErrConfig, err)
+		}
 		e.finishEarly(env, s, err)
 		if parent != nil {
 			parent.addChild(env)

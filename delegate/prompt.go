@@ -2,6 +2,8 @@ package delegate
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 
 	"deputy/config"
@@ -9,7 +11,7 @@ import (
 )
 
 // rootRun describes the root run of a request.
-func (e *Engine) rootRun(req RunRequest) (run, error) {
+func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 	a := req.Agent
 	if a == nil {
 		return run{}, fmt.Errorf("%w: no agent to run", ErrConfig)
@@ -24,12 +26,18 @@ func (e *Engine) rootRun(req RunRequest) (run, error) {
 	if model == "" {
 		return run{}, fmt.Errorf("%w: agent %q names no model and no default_model is set (use --model provider/model or set default_model in config.yaml)", ErrConfig, a.Name)
 	}
-	r, err := e.agentRun(a, KindRoot, model, req.Workdir, req.Task, req.Context, req.History)
+	workdir := req.Workdir
+	if workdir == "" {
+		if workdir, err = os.Getwd(); err != nil {
+			return run{}, err
+		}
+	}
+	r, err := e.agentRun(a, KindRoot, model, workdir, req.Task, req.Context, req.History)
 	if err != nil {
 		return run{}, err
 	}
 	r.queryTools = e.queryToolsOf(a)
-	if len(r.queryTools) > 0 && len(e.Specializations) > 0 {
+	if slices.ContainsFunc(r.queryTools, func(n string) bool { return n != ToolLLMQuery }) {
 		r.system = joinSections(r.system, specializationGuidance)
 	}
 	if req.Subagents != nil {

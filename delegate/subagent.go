@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,7 +73,10 @@ func DecodeSubagentInput(raw json.RawMessage) (SubagentInput, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return in, errors.New("Invalid input: invalid type for field `" + te.Field + "`: expected " + te.Type.String())
+			return in, errors.New("Invalid input: invalid type for field `" + te.Field + "`: expected " + jsonTypes[te.Field])
+		}
+		if errors.As(err, &te) {
+			return in, errors.New("Invalid input: expected a JSON object")
 		}
 		return in, errors.New("Invalid input: " + err.Error())
 	}
@@ -91,6 +95,12 @@ func DecodeSubagentInput(raw json.RawMessage) (SubagentInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// jsonTypes names each input field's type the way the schema does.
+var jsonTypes = map[string]string{
+	"label": "a string", "task_prompt": "a string", "summary_prompt": "a string",
+	"allowed_tools": "an array of strings", "allowed_tools.0": "a string", "max_turns": "an integer",
 }
 
 func (t *subagentTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
@@ -222,9 +232,14 @@ func subagentResult(success bool, output, errMsg string, meta [][2]string) tool.
 	return tool.Result{Content: b.String(), IsError: !success}
 }
 
+// mustJSON encodes a string as JSON without HTML escaping: the envelope is
+// read by a model, and "<=" should stay "<=".
 func mustJSON(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a character.

@@ -94,7 +94,7 @@ func TestSubagentInputErrors(t *testing.T) {
 		"Tool 'subagent' cannot be used by subagents",
 		"Unknown tool in allowed_tools: nonexistent_tool",
 		"Unknown tool in allowed_tools: terminal",
-		"Invalid input: invalid type for field `label`: expected string",
+		"Invalid input: invalid type for field `label`: expected a string",
 	}
 	if len(lines) != len(wants) {
 		t.Fatalf("%d results:\n%s", len(lines), env.Output)

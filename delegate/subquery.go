@@ -19,9 +19,10 @@ import (
 // the caller's tools minus every subquery tool and ask_user, none of the
 // caller's history, optionally a persistent session of its own.
 
-// DefaultSessionID is what an empty session id normalises to. The default
-// session keeps nothing: plain llm_query calls are independent of each
-// other. Named sessions persist in the ledger.
+// DefaultSessionID is what an empty session id normalises to. Plain
+// llm_query keeps no session at all (its calls are independent of each
+// other); every specialization's session, "default" included, persists in
+// the ledger.
 const DefaultSessionID = "default"
 
 // QueryOptions are the options of one subquery, as a specialization (or
@@ -143,7 +144,7 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 		}
 	}
 	var history []llm.Message
-	persistent := opts.SessionID != DefaultSessionID
+	persistent := sp != nil
 	if persistent {
 		exs, err := e.sessionWindow(ctx, opts.SessionID, *opts.ContextWindow)
 		if err != nil {

@@ -85,7 +85,7 @@ func TestSubqueryPolicyRefusesInventedCalls(t *testing.T) {
 		"Error: Subquery policy violation: tool 'llm_query' is not allowed in subquery scope",
 		"Error: Subquery policy violation: tool 'code_review_llm' is not allowed in subquery scope",
 		"Error: Subquery policy violation: tool 'ask_user' is not allowed in subquery scope",
-		`{"success":false,"output":"","error":"Subquery policy violation: execution_depth must be \u003c= 1 for llm_query specializations","metadata":{"subagent_label":"x","recursion_depth":"2"}}`,
+		`{"success":false,"output":"","error":"Subquery policy violation: execution_depth must be <= 1 for llm_query specializations","metadata":{"subagent_label":"x","recursion_depth":"2"}}`,
 	}, " || ")
 	if env.Output != want {
 		t.Errorf("got  %s\nwant %s", env.Output, want)

@@ -74,10 +74,14 @@ func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*workspace, error) {
 	if w.specs, err = w.loadSpecializations(); err != nil {
 		return nil, configErr(err)
 	}
+	idle := w.settings.StreamIdleTimeout
+	if idle == 0 {
+		idle = -1 // stream_idle_timeout: 0 means never; to the adapters 0 means their default
+	}
 	w.models = providers.NewRegistry(providers.Config{
 		Custom:      customProviders(w.settings),
 		Retry:       w.settings.Retry,
-		IdleTimeout: w.settings.StreamIdleTimeout,
+		IdleTimeout: idle,
 	})
 	return w, nil
 }
