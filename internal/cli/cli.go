@@ -102,7 +102,7 @@ that needs no API key.`,
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
 	pf.StringArrayVar(&g.agentsDirs, "agents-dir", nil, "extra agent directory, winning over the user and project directories (repeatable)")
-	pf.StringVar(&g.db, "db", "", "ledger database file (default $DEPUTY_DB, else $XDG_DATA_HOME/deputy/deputy.db)")
+	pf.StringVar(&g.db, "db", "", "ledger database file (default $DEPUTY_DB, else store.path in config.yaml, else $XDG_DATA_HOME/deputy/deputy.db)")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default $DEPUTY_LOG, else warn)")
 	pf.StringVar(&g.subqueries, "subqueries", "", "INI file of [llm_tool_<name>] specializations, besides the user and project subqueries.ini")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
