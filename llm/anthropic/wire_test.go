@@ -3,39 +3,25 @@ package anthropic_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"deputy/llm"
-	"deputy/llm/anthropic"
+	"deputy/llm/llmtest/adaptertest"
 )
 
-// rawServer answers every request with handler; for wire details the
-// scripted fake does not produce.
-func rawServer(t *testing.T, handler http.HandlerFunc) *anthropic.Provider {
-	t.Helper()
-	srv := httptest.NewServer(handler) // binds 127.0.0.1
-	t.Cleanup(srv.Close)
-	p, err := anthropic.New(anthropic.Options{APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestOverloaded529(t *testing.T) {
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("retry-after-ms", "1500")
 		w.Header().Set("retry-after", "9")
 		w.WriteHeader(529)
 		fmt.Fprint(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
 	})
-	_, err := p.Generate(ctxT(t), userReq(), nil)
-	e := asLLMError(t, err)
-	if e.Kind != llm.KindServer || e.Status != 529 {
-		t.Errorf("kind %v status %d, want server error 529", e.Kind, e.Status)
+	_, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), nil)
+	e := adaptertest.WantKind(t, err, llm.KindServer, adaptertest.Key)
+	if e.Status != 529 {
+		t.Errorf("status %d, want 529", e.Status)
 	}
 	if e.RetryAfter != 1500*time.Millisecond {
 		t.Errorf("retry after = %v, want retry-after-ms to win", e.RetryAfter)
@@ -56,15 +42,15 @@ func TestErrorEventInStream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {
-			p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+			p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				fmt.Fprint(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"x\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":0}}}\n\n")
 				fmt.Fprintf(w, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":%q,\"message\":\"boom\"}}\n\n", tt.typ)
 			})
-			_, err := p.Generate(ctxT(t), userReq(), func(llm.StreamEvent) {})
-			e := asLLMError(t, err)
-			if e.Kind != tt.want || e.Status != 0 {
-				t.Errorf("kind %v status %d, want %v with no status", e.Kind, e.Status, tt.want)
+			_, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), func(llm.StreamEvent) {})
+			e := adaptertest.WantKind(t, err, tt.want, adaptertest.Key)
+			if e.Status != 0 {
+				t.Errorf("status %d, want none: the error came in a 200 stream", e.Status)
 			}
 			if e.Message != tt.typ+": boom" {
 				t.Errorf("message = %q", e.Message)
@@ -75,26 +61,24 @@ func TestErrorEventInStream(t *testing.T) {
 
 // A stream whose body ends cleanly before message_stop was cut short.
 func TestStreamEndingEarly(t *testing.T) {
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"x\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":0}}}\n\n")
 	})
-	_, err := p.Generate(ctxT(t), userReq(), func(llm.StreamEvent) {})
-	if e := asLLMError(t, err); e.Kind != llm.KindConnection {
-		t.Errorf("error %v has kind %v, want connection", err, e.Kind)
-	}
+	_, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), func(llm.StreamEvent) {})
+	adaptertest.WantKind(t, err, llm.KindConnection, adaptertest.Key)
 }
 
 func TestHTMLErrorPage(t *testing.T) {
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusBadGateway)
 		fmt.Fprint(w, "<html>bad gateway</html>")
 	})
-	_, err := p.Generate(ctxT(t), userReq(), nil)
-	e := asLLMError(t, err)
-	if e.Kind != llm.KindServer || e.Status != 502 || e.Message != "<html>bad gateway</html>" {
-		t.Errorf("got kind %v status %d message %q", e.Kind, e.Status, e.Message)
+	_, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), nil)
+	e := adaptertest.WantKind(t, err, llm.KindServer, adaptertest.Key)
+	if e.Status != 502 || e.Message != "<html>bad gateway</html>" {
+		t.Errorf("got status %d message %q", e.Status, e.Message)
 	}
 }
 
@@ -110,11 +94,11 @@ func TestStopReasons(t *testing.T) {
 	}
 	for reason, want := range tests {
 		t.Run(reason, func(t *testing.T) {
-			p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+			p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				fmt.Fprintf(w, `{"id":"m","type":"message","role":"assistant","model":"x","content":[{"type":"text","text":"t"}],"stop_reason":%q,"usage":{"input_tokens":3,"cache_creation_input_tokens":4,"cache_read_input_tokens":5,"output_tokens":6}}`, reason)
 			})
-			resp, err := p.Generate(ctxT(t), userReq(), nil)
+			resp, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

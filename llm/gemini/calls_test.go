@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"deputy/llm"
+	"deputy/llm/llmtest/adaptertest"
 )
 
 // wirePart is a part of a request body as sent.
@@ -37,13 +38,13 @@ type wireBody struct {
 // bodyServer answers with reply and keeps every request body.
 func bodyServer(t *testing.T, reply string) (*bodies, func(*llm.Request) (*llm.Response, error)) {
 	b := &bodies{}
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		data, _ := io.ReadAll(r.Body)
 		b.add(t, data)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, reply)
 	})
-	return b, func(req *llm.Request) (*llm.Response, error) { return p.Generate(ctxT(t), req, nil) }
+	return b, func(req *llm.Request) (*llm.Response, error) { return p.Generate(adaptertest.Context(t), req, nil) }
 }
 
 type bodies struct {

@@ -3,30 +3,12 @@ package gemini_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"deputy/llm"
-	"deputy/llm/gemini"
+	"deputy/llm/llmtest/adaptertest"
 )
-
-// rawServer answers every request with handler; for wire details the
-// scripted fake does not produce.
-func rawServer(t *testing.T, handler http.HandlerFunc, mod ...func(*gemini.Options)) *gemini.Provider {
-	t.Helper()
-	srv := httptest.NewServer(handler) // binds 127.0.0.1
-	t.Cleanup(srv.Close)
-	opts := gemini.Options{APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client()}
-	for _, m := range mod {
-		m(&opts)
-	}
-	p, err := gemini.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // writeChunk writes one server-sent event and flushes it.
 func writeChunk(w http.ResponseWriter, data string) {
@@ -46,15 +28,15 @@ func hangUp(t *testing.T, w http.ResponseWriter) {
 }
 
 func TestRateLimitDetails(t *testing.T) {
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		fmt.Fprint(w, `{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}`)
 	})
-	_, err := p.Generate(ctxT(t), userReq(), nil)
-	e := asLLMError(t, err)
-	if e.Kind != llm.KindRateLimited || e.Status != 429 {
-		t.Errorf("kind %v status %d, want rate limited 429", e.Kind, e.Status)
+	_, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), nil)
+	e := adaptertest.WantKind(t, err, llm.KindRateLimited, adaptertest.Key)
+	if e.Status != 429 {
+		t.Errorf("status %d, want 429", e.Status)
 	}
 	if e.RetryAfter != 37*time.Second {
 		t.Errorf("retry after = %v, want the RetryInfo's 37s", e.RetryAfter)
@@ -65,39 +47,37 @@ func TestRateLimitDetails(t *testing.T) {
 }
 
 func TestErrorInStream(t *testing.T) {
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		writeChunk(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"a"}]}}]}`)
 		writeChunk(w, `{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}`)
 	})
-	_, err := p.Generate(ctxT(t), userReq(), func(llm.StreamEvent) {})
-	e := asLLMError(t, err)
-	if e.Kind != llm.KindServer || e.Message != "UNAVAILABLE: The model is overloaded." {
-		t.Errorf("got kind %v message %q", e.Kind, e.Message)
+	_, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), func(llm.StreamEvent) {})
+	e := adaptertest.WantKind(t, err, llm.KindServer, adaptertest.Key)
+	if e.Message != "UNAVAILABLE: The model is overloaded." {
+		t.Errorf("message %q", e.Message)
 	}
 }
 
 func TestHTMLErrorPage(t *testing.T) {
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusBadGateway)
 		fmt.Fprint(w, "<html>bad gateway</html>")
 	})
-	_, err := p.Generate(ctxT(t), userReq(), nil)
-	e := asLLMError(t, err)
-	if e.Kind != llm.KindServer || e.Status != 502 || e.Message != "<html>bad gateway</html>" {
-		t.Errorf("got kind %v status %d message %q", e.Kind, e.Status, e.Message)
+	_, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), nil)
+	e := adaptertest.WantKind(t, err, llm.KindServer, adaptertest.Key)
+	if e.Status != 502 || e.Message != "<html>bad gateway</html>" {
+		t.Errorf("got status %d message %q", e.Status, e.Message)
 	}
 }
 
 // A stream whose body ends cleanly without a finish reason was cut short.
 func TestStreamEndingEarly(t *testing.T) {
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		writeChunk(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"half"}]}}]}`)
 	})
-	_, err := p.Generate(ctxT(t), userReq(), func(llm.StreamEvent) {})
-	if e := asLLMError(t, err); e.Kind != llm.KindConnection {
-		t.Errorf("error %v has kind %v, want connection", err, e.Kind)
-	}
+	_, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), func(llm.StreamEvent) {})
+	adaptertest.WantKind(t, err, llm.KindConnection, adaptertest.Key)
 }
 
 func TestFinishReasons(t *testing.T) {
@@ -119,11 +99,11 @@ func TestFinishReasons(t *testing.T) {
 			if tt.calls {
 				part = `{"functionCall":{"name":"f","args":{"a":1}}}`
 			}
-			p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+			p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				fmt.Fprintf(w, `{"candidates":[{"content":{"role":"model","parts":[%s]},"finishReason":%q}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":4,"thoughtsTokenCount":5},"modelVersion":"gemini-x"}`, part, tt.reason)
 			})
-			resp, err := p.Generate(ctxT(t), userReq(), nil)
+			resp, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,11 +118,11 @@ func TestFinishReasons(t *testing.T) {
 }
 
 func TestBlockedPrompt(t *testing.T) {
-	p := rawServer(t, func(w http.ResponseWriter, r *http.Request) {
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":3}}`)
 	})
-	resp, err := p.Generate(ctxT(t), userReq(), nil)
+	resp, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

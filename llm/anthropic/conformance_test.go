@@ -1,0 +1,44 @@
+package anthropic_test
+
+import (
+	"testing"
+
+	"deputy/llm"
+	"deputy/llm/anthropic"
+	"deputy/llm/llmtest/adaptertest"
+)
+
+// adapter describes the Anthropic adapter to the shared conformance suite.
+var adapter = adaptertest.Adapter{
+	New: func(tb testing.TB, o adaptertest.Options) llm.Provider {
+		p, err := anthropic.New(anthropic.Options{
+			Name: o.Name, APIKey: o.APIKey, BaseURL: o.BaseURL, HTTPClient: o.HTTPClient,
+			IdleTimeout: o.IdleTimeout, Headers: o.Headers,
+		})
+		if err != nil {
+			tb.Fatalf("anthropic.New: %v", err)
+		}
+		return p
+	},
+	Name:             "anthropic",
+	Protocol:         "anthropic",
+	Path:             func(string, bool) string { return "/v1/messages" },
+	KeyHeader:        "X-Api-Key",
+	DefaultMaxTokens: anthropic.DefaultMaxTokens,
+	ToolErrorFlag:    true,
+	BaseURLSuffix:    "/v1/",
+	Env: map[string]string{
+		"ANTHROPIC_API_KEY":    "junk-key-from-env",
+		"ANTHROPIC_BASE_URL":   "http://127.0.0.1:1",
+		"ANTHROPIC_AUTH_TOKEN": "junk-token-from-env",
+	},
+	Invalid: map[string]*llm.Request{
+		"zero max tokens": {Model: "m", Messages: []llm.Message{llm.UserMessage("x")}, Params: llm.Params{MaxTokens: adaptertest.Ptr(0)}},
+	},
+}
+
+func TestConformance(t *testing.T) { adaptertest.Run(t, adapter) }
+
+// BenchmarkGenerate measures one call against the fake server over
+// loopback: the adapter's and the SDK's overhead, plain and streamed.
+func BenchmarkGenerate(b *testing.B) { adaptertest.Bench(b, adapter) }

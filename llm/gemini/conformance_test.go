@@ -1,0 +1,51 @@
+package gemini_test
+
+import (
+	"testing"
+
+	"deputy/llm"
+	"deputy/llm/gemini"
+	"deputy/llm/llmtest/adaptertest"
+)
+
+// adapter describes the Gemini adapter to the shared conformance suite.
+var adapter = adaptertest.Adapter{
+	New: func(tb testing.TB, o adaptertest.Options) llm.Provider {
+		p, err := gemini.New(gemini.Options{
+			Name: o.Name, APIKey: o.APIKey, BaseURL: o.BaseURL, HTTPClient: o.HTTPClient,
+			IdleTimeout: o.IdleTimeout, Headers: o.Headers,
+		})
+		if err != nil {
+			tb.Fatalf("gemini.New: %v", err)
+		}
+		return p
+	},
+	Name:     "gemini",
+	Protocol: "gemini",
+	Path: func(model string, stream bool) string {
+		if stream {
+			return "/v1beta/models/" + model + ":streamGenerateContent"
+		}
+		return "/v1beta/models/" + model + ":generateContent"
+	},
+	KeyHeader:     "X-Goog-Api-Key",
+	ToolErrorFlag: true,
+	// Every Gemini stream chunk is a whole GenerateContentResponse.
+	WholeChunks:   true,
+	BaseURLSuffix: "/v1beta/",
+	Env: map[string]string{
+		"GEMINI_API_KEY":            "junk-gemini-key",
+		"GOOGLE_API_KEY":            "junk-google-key",
+		"GOOGLE_GEMINI_BASE_URL":    "http://127.0.0.1:1",
+		"GOOGLE_GENAI_USE_VERTEXAI": "true",
+	},
+	Invalid: map[string]*llm.Request{
+		"zero max tokens": {Model: "m", Messages: []llm.Message{llm.UserMessage("x")}, Params: llm.Params{MaxTokens: adaptertest.Ptr(0)}},
+	},
+}
+
+func TestConformance(t *testing.T) { adaptertest.Run(t, adapter) }
+
+// BenchmarkGenerate measures one call against the fake server over
+// loopback: the adapter's and the SDK's overhead, plain and streamed.
+func BenchmarkGenerate(b *testing.B) { adaptertest.Bench(b, adapter) }
