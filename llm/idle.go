@@ -93,3 +93,18 @@ func (b *idleBody) Close() error {
 	})
 	return b.rc.Close()
 }
+
+// IdleClient returns a client whose transport is an IdleTransport: c itself
+// when it already has one, else a copy of c (or of a zero client when c is
+// nil) wrapping its transport. A caller's client is never modified.
+func IdleClient(c *http.Client) *http.Client {
+	if c == nil {
+		return &http.Client{Transport: &IdleTransport{}}
+	}
+	if _, ok := c.Transport.(*IdleTransport); ok {
+		return c
+	}
+	cp := *c
+	cp.Transport = &IdleTransport{Base: c.Transport}
+	return &cp
+}

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -35,7 +34,7 @@ func New(opts Options) (*Provider, error) {
 		// The SDK would otherwise read ANTHROPIC_* variables and profile
 		// files on its own; FromEnv is the one place that reads them.
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(httpClient(opts.HTTPClient)),
+		option.WithHTTPClient(llm.IdleClient(opts.HTTPClient)),
 		// Retrying is llm.WithRetry's job, uniformly for every provider.
 		option.WithMaxRetries(0),
 	}
@@ -57,19 +56,6 @@ func New(opts Options) (*Provider, error) {
 		idle = DefaultIdleTimeout
 	}
 	return &Provider{name: name, client: sdk.NewClient(ro...), idle: idle}, nil
-}
-
-// httpClient returns a client whose transport enforces llm.WithIdleTimeout.
-func httpClient(c *http.Client) *http.Client {
-	if c == nil {
-		return &http.Client{Transport: &llm.IdleTransport{}}
-	}
-	if _, ok := c.Transport.(*llm.IdleTransport); ok {
-		return c
-	}
-	cp := *c
-	cp.Transport = &llm.IdleTransport{Base: c.Transport}
-	return &cp
 }
 
 // Name returns the provider name given in Options (default "anthropic").

@@ -94,14 +94,7 @@ func (b *quietBody) Close() error { return b.rc.Close() }
 // httpClient returns a client whose transport records call state and
 // enforces llm.WithIdleTimeout. The given client is never modified.
 func httpClient(c *http.Client) *http.Client {
-	var cp http.Client
-	if c != nil {
-		cp = *c
-	}
-	base := cp.Transport
-	if _, ok := base.(*llm.IdleTransport); !ok {
-		base = &llm.IdleTransport{Base: base}
-	}
-	cp.Transport = &stateTransport{base: base}
+	cp := *llm.IdleClient(c)
+	cp.Transport = &stateTransport{base: cp.Transport}
 	return &cp
 }

@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sort"
 	"time"
 
@@ -59,7 +58,7 @@ func New(opts Options) (*Provider, error) {
 	// OPENAI_ORG_ID in the environment cannot redirect or alter requests.
 	reqOpts := []option.RequestOption{
 		option.WithBaseURL(base),
-		option.WithHTTPClient(httpClient(opts.HTTPClient)),
+		option.WithHTTPClient(llm.IdleClient(opts.HTTPClient)),
 		option.WithMaxRetries(0),
 	}
 	if opts.APIKey != "" {
@@ -80,20 +79,6 @@ func New(opts Options) (*Provider, error) {
 		maxTokensField: field,
 		chat:           sdk.NewChatCompletionService(reqOpts...),
 	}, nil
-}
-
-// httpClient returns a client whose transport enforces llm.WithIdleTimeout.
-// A caller's client is copied, never modified.
-func httpClient(c *http.Client) *http.Client {
-	if c == nil {
-		return &http.Client{Transport: &llm.IdleTransport{}}
-	}
-	if _, ok := c.Transport.(*llm.IdleTransport); ok {
-		return c
-	}
-	cp := *c
-	cp.Transport = &llm.IdleTransport{Base: c.Transport}
-	return &cp
 }
 
 // Name returns the provider name given in Options ("openai" by default).
