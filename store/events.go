@@ -68,23 +68,18 @@ func (s *Store) events(ctx context.Context, query, id string) ([]Event, error) {
 	if errors.Is(err, ErrClosed) {
 		return nil, err
 	}
+	out, err := collect(rows, err, scanEvent)
 	if err != nil {
 		return nil, fmt.Errorf("store: events of %s: %w", id, err)
 	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		var e Event
-		var fields sql.NullString
-		var at sql.NullInt64
-		if err := rows.Scan(&e.ID, &e.RunID, &e.RootID, &e.Type, &fields, &at); err != nil {
-			return nil, fmt.Errorf("store: events of %s: %w", id, err)
-		}
-		e.Fields, e.At = fromJSONColumn(fields), fromNanos(at)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: events of %s: %w", id, err)
-	}
 	return out, nil
+}
+
+func scanEvent(sc scanner) (Event, error) {
+	var e Event
+	var fields sql.NullString
+	var at sql.NullInt64
+	err := sc.Scan(&e.ID, &e.RunID, &e.RootID, &e.Type, &fields, &at)
+	e.Fields, e.At = fromJSONColumn(fields), fromNanos(at)
+	return e, err
 }

@@ -80,24 +80,19 @@ func (s *Store) Messages(ctx context.Context, runID string) ([]Message, error) {
 	if errors.Is(err, ErrClosed) {
 		return nil, err
 	}
+	out, err := collect(rows, err, scanMessage)
 	if err != nil {
 		return nil, fmt.Errorf("store: messages of run %s: %w", runID, err)
 	}
-	defer rows.Close()
-	var out []Message
-	for rows.Next() {
-		var m Message
-		var calls sql.NullString
-		var created sql.NullInt64
-		if err := rows.Scan(&m.RunID, &m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName,
-			&m.IsError, &m.InputTokens, &m.OutputTokens, &created); err != nil {
-			return nil, fmt.Errorf("store: messages of run %s: %w", runID, err)
-		}
-		m.ToolCalls, m.CreatedAt = fromJSONColumn(calls), fromNanos(created)
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: messages of run %s: %w", runID, err)
-	}
 	return out, nil
+}
+
+func scanMessage(sc scanner) (Message, error) {
+	var m Message
+	var calls sql.NullString
+	var created sql.NullInt64
+	err := sc.Scan(&m.RunID, &m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName,
+		&m.IsError, &m.InputTokens, &m.OutputTokens, &created)
+	m.ToolCalls, m.CreatedAt = fromJSONColumn(calls), fromNanos(created)
+	return m, err
 }

@@ -163,6 +163,24 @@ const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, mo
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
+// collect reads every row of rows with scan, closing rows; a non-nil err
+// (from the query that made rows) is returned as it is.
+func collect[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 func scanRun(sc scanner) (Run, error) {
 	var r Run
 	var started, finished sql.NullInt64
@@ -298,17 +316,5 @@ func queryRuns(ctx context.Context, db *sql.DB, q string, args ...any) ([]Run, e
 
 // collectRuns reads every run from rows (closing them), or returns err.
 func collectRuns(rows *sql.Rows, err error) ([]Run, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var runs []Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, r)
-	}
-	return runs, rows.Err()
+	return collect(rows, err, scanRun)
 }

@@ -70,25 +70,20 @@ func (s *Store) Window(ctx context.Context, sessionID string, n int) ([]Exchange
 	if errors.Is(err, ErrClosed) {
 		return nil, err
 	}
+	out, err := collect(rows, err, scanExchange)
 	if err != nil {
-		return nil, fmt.Errorf("store: window of session %s: %w", sessionID, err)
-	}
-	defer rows.Close()
-	var out []Exchange
-	for rows.Next() {
-		var ex Exchange
-		var at sql.NullInt64
-		if err := rows.Scan(&ex.Seq, &ex.RunID, &ex.Query, &ex.Answer, &at); err != nil {
-			return nil, fmt.Errorf("store: window of session %s: %w", sessionID, err)
-		}
-		ex.At = fromNanos(at)
-		out = append(out, ex)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: window of session %s: %w", sessionID, err)
 	}
 	slices.Reverse(out)
 	return out, nil
+}
+
+func scanExchange(sc scanner) (Exchange, error) {
+	var ex Exchange
+	var at sql.NullInt64
+	err := sc.Scan(&ex.Seq, &ex.RunID, &ex.Query, &ex.Answer, &at)
+	ex.At = fromNanos(at)
+	return ex, err
 }
 
 const sessionColumns = `id, exchanges, created_at, updated_at`
@@ -108,19 +103,8 @@ func (s *Store) ListSessions(ctx context.Context) ([]Session, error) {
 		return nil, err
 	}
 	rows, err := db.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions ORDER BY updated_at DESC, id`)
+	out, err := collect(rows, err, scanSession)
 	if err != nil {
-		return nil, fmt.Errorf("store: list sessions: %w", err)
-	}
-	defer rows.Close()
-	var out []Session
-	for rows.Next() {
-		ss, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: list sessions: %w", err)
-		}
-		out = append(out, ss)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: list sessions: %w", err)
 	}
 	return out, nil
