@@ -7,7 +7,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"deputy/llm"
 	"deputy/tool"
@@ -174,7 +173,7 @@ func (e *Engine) renderSubagent(caller *Scope, label string, env *Envelope) tool
 		limit = 4096
 	}
 	if len(out) > limit {
-		cut := truncateUTF8(out, limit)
+		cut := llm.CutUTF8(out, limit)
 		ev := Event{Type: EventTruncation, RunID: env.RunID, ParentID: env.ParentID, RootID: caller.RootID,
 			Kind: env.Kind, Depth: env.Depth, Label: label, OriginalSize: len(out), TruncatedSize: len(cut)}
 		e.emit(ev)
@@ -240,15 +239,4 @@ func mustJSON(s string) []byte {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

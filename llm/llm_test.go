@@ -210,3 +210,35 @@ func TestIdleTransportPassesOtherRequests(t *testing.T) {
 		t.Errorf("body %q", b)
 	}
 }
+
+func TestCutAndClip(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"abc", 5, "abc"}, {"abc", 2, "ab"}, {"éé", 3, "é"}, {"éé", 1, ""}, {"日本", 4, "日"},
+	} {
+		if got := llm.CutUTF8(tt.in, tt.n); got != tt.want {
+			t.Errorf("CutUTF8(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+	if got := llm.ClipMessage("日本語", 4); got != "日…" {
+		t.Errorf("ClipMessage = %q", got)
+	}
+	if got := llm.ClipMessage("short", 10); got != "short" {
+		t.Errorf("ClipMessage = %q", got)
+	}
+}
+
+func TestRetryAfterHeader(t *testing.T) {
+	h := http.Header{}
+	h.Set("retry-after", "3")
+	if got := llm.RetryAfterHeader(h, time.Now()); got != 3*time.Second {
+		t.Errorf("retry-after: %v", got)
+	}
+	h.Set("retry-after-ms", "250")
+	if got := llm.RetryAfterHeader(h, time.Now()); got != 250*time.Millisecond {
+		t.Errorf("retry-after-ms wins: %v", got)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
@@ -60,7 +59,7 @@ func (p *Provider) apiError(e *sdk.Error) *llm.Error {
 	}
 	out := &llm.Error{Kind: kind, Provider: p.name, Status: status, Message: serverMessage(e.RawJSON(), status)}
 	if e.Response != nil {
-		out.RetryAfter = retryAfter(e.Response.Header, time.Now())
+		out.RetryAfter = llm.RetryAfterHeader(e.Response.Header, time.Now())
 	}
 	return out
 }
@@ -103,29 +102,7 @@ func serverMessage(body string, status int) string {
 	if msg == "" && status != 0 {
 		msg = http.StatusText(status)
 	}
-	return truncate(msg)
-}
-
-// truncate bounds a message taken from outside to maxMessage bytes, cutting
-// at a rune boundary.
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// retryAfter reads the delay the server asked for: retry-after-ms first (the
-// finer one), then retry-after.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if d := llm.ParseRetryAfter(h.Get("retry-after-ms"), true, now); d > 0 {
-		return d
-	}
-	return llm.ParseRetryAfter(h.Get("retry-after"), false, now)
+	return llm.ClipMessage(msg, maxMessage)
 }
 
 // isMalformed reports whether err says the response body was not the JSON
@@ -145,5 +122,5 @@ func isMalformed(err error) bool {
 // KindBadRequest, so it is not retried: the same request would most likely
 // get the same answer.
 func malformed(provider string, err error) *llm.Error {
-	return &llm.Error{Kind: llm.KindBadRequest, Provider: provider, Message: truncate("malformed response: " + err.Error()), Err: err}
+	return &llm.Error{Kind: llm.KindBadRequest, Provider: provider, Message: llm.ClipMessage("malformed response: "+err.Error(), maxMessage), Err: err}
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/genai"
 
@@ -41,7 +40,7 @@ func (p *Provider) classify(ctx context.Context, err error, st *callState, stall
 		return p.apiError(apiErr, st.responseHeader())
 	}
 	if isMalformed(err) {
-		return &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: truncate("malformed response: " + err.Error()), Err: err}
+		return &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: llm.ClipMessage("malformed response: "+err.Error(), maxMessage), Err: err}
 	}
 	return llm.Classify(ctx, p.name, err)
 }
@@ -69,7 +68,7 @@ func (p *Provider) apiError(e genai.APIError, h http.Header) *llm.Error {
 	}
 	out := &llm.Error{Kind: kind, Provider: p.name, Status: status, Message: serverMessage(e), Err: e}
 	if status != 0 && h != nil {
-		out.RetryAfter = retryAfterHeader(h, time.Now())
+		out.RetryAfter = llm.RetryAfterHeader(h, time.Now())
 	}
 	if out.RetryAfter == 0 {
 		out.RetryAfter = retryInfo(e.Details)
@@ -108,16 +107,7 @@ func serverMessage(e genai.APIError) string {
 	case msg == "" && e.Code != 0:
 		msg = http.StatusText(e.Code)
 	}
-	return truncate(msg)
-}
-
-// retryAfterHeader reads the delay the server asked for: retry-after-ms
-// first (the finer one), then retry-after.
-func retryAfterHeader(h http.Header, now time.Time) time.Duration {
-	if d := llm.ParseRetryAfter(h.Get("retry-after-ms"), true, now); d > 0 {
-		return d
-	}
-	return llm.ParseRetryAfter(h.Get("retry-after"), false, now)
+	return llm.ClipMessage(msg, maxMessage)
 }
 
 // retryInfo reads the retryDelay of a google.rpc.RetryInfo error detail
@@ -146,17 +136,4 @@ func isMalformed(err error) bool {
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "error unmarshalling") || strings.Contains(msg, "invalid stream chunk")
-}
-
-// truncate bounds a message taken from outside to maxMessage bytes, cutting
-// at a rune boundary.
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

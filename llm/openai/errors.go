@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -217,13 +216,5 @@ func streamErrorMessage(data []byte) string {
 // clip shortens s to maxMessage bytes on a rune boundary and keeps it on one
 // line.
 func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return llm.ClipMessage(strings.Join(strings.Fields(s), " "), maxMessage)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"deputy/llm"
 	"deputy/tool"
 )
 
@@ -96,7 +97,7 @@ func (e *env) fetch(ctx context.Context, a fetchArgs) (tool.Result, error) {
 	if resp.StatusCode >= 400 {
 		msg := fmt.Sprintf("HTTP %s from %s", resp.Status, shown)
 		if isTextual(mediaType) && len(body) > 0 {
-			snippet := cutUTF8(strings.TrimSpace(bodyText(mediaType, body)), errorBodyBytes)
+			snippet := llm.CutUTF8(strings.TrimSpace(bodyText(mediaType, body)), errorBodyBytes)
 			if snippet != "" {
 				msg += "\n\n" + snippet
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"deputy/llm"
 	"deputy/tool"
 )
 
@@ -173,7 +174,7 @@ func (g *grepRun) file(p string) error {
 		}
 		text := strings.ToValidUTF8(string(line), "\uFFFD")
 		if len(text) > maxGrepLine {
-			text = cutUTF8(text, maxGrepLine) + " …"
+			text = llm.CutUTF8(text, maxGrepLine) + " …"
 		}
 		entry := fmt.Sprintf("%s:%d:%s\n", shown, lineNo, text)
 		if g.matches == maxGrepMatches || g.out.Len()+len(entry) > g.e.opts.OutputMaxBytes {

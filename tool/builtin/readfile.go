@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"deputy/llm"
 	"deputy/tool"
 )
 
@@ -90,7 +91,7 @@ func (e *env) readFile(_ context.Context, a readFileArgs) (tool.Result, error) {
 		}
 		text := strings.ToValidUTF8(string(line), "\uFFFD")
 		if cut {
-			text = cutUTF8(text, maxLineBytes) + " … [line cut]"
+			text = llm.CutUTF8(text, maxLineBytes) + " … [line cut]"
 			linesCut = true
 		}
 		if out.Len()+len(text)+1 > e.opts.ReadMaxBytes && last > 0 {

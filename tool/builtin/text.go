@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"unicode/utf8"
 )
 
 // sniffLen is how much of a file is inspected to tell text from binary,
@@ -54,15 +53,4 @@ func readLine(br *bufio.Reader, max int, buf []byte) (line []byte, cut bool, err
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	return bytes.TrimSuffix(b, []byte("\r"))
-}
-
-// cutUTF8 shortens s to at most n bytes without splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -53,20 +53,6 @@ func TestReadLine(t *testing.T) {
 	}
 }
 
-func TestCutUTF8(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"abc", 5, "abc"}, {"abc", 2, "ab"}, {"éé", 3, "é"}, {"éé", 1, ""}, {"日本", 4, "日"},
-	} {
-		if got := cutUTF8(tt.in, tt.n); got != tt.want {
-			t.Errorf("cutUTF8(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
-	}
-}
-
 func TestOutputBuffer(t *testing.T) {
 	b := newOutputBuffer(10)
 	b.Write([]byte("abc"))
