@@ -1,4 +1,4 @@
-module deputy
+module github.com/deputyhq/deputy
 
 go 1.26.0
 

@@ -14,8 +14,8 @@ import (
 	"fmt"
 	"time"
 
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // DefaultMaxTurns is the turn limit when Spec.MaxTurns is 0.

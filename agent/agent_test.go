@@ -11,10 +11,10 @@ import (
 
 	"go.uber.org/goleak"
 
-	"deputy/agent"
-	"deputy/llm"
-	"deputy/llm/llmtest"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

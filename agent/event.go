@@ -3,8 +3,8 @@ package agent
 import (
 	"time"
 
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // EventKind says what happened in the loop.

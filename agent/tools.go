@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // runTools runs the calls of one response, at most ToolConcurrency at a

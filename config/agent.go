@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Defaults and limits of [sub_agents_config], from the call_agent spec.

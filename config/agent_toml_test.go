@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 func ptr[T any](v T) *T { return &v }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // BuiltinProviders are the providers deputy knows without configuration.

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // maxSettingsSize bounds config.yaml.

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"deputy/config"
-	"deputy/delegate"
-	"deputy/llm"
-	"deputy/store"
-	"deputy/tool"
-	"deputy/tool/builtin"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
 )
 
 // fixedProvider answers instantly or after a fixed latency: the root's

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Quotas bound one root run's whole tree. Zero means unlimited.

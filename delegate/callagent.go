@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"deputy/config"
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // call_agent: delegation to a named agent (call-agent-pattern.md). The

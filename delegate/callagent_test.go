@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"deputy/delegate"
+	"github.com/deputyhq/deputy/delegate"
 )
 
 const teamScript = `

@@ -14,11 +14,11 @@ import (
 	"log/slog"
 	"time"
 
-	"deputy/agent"
-	"deputy/config"
-	"deputy/llm"
-	"deputy/store"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // DefaultConcurrency bounds the model calls in flight in one tree when

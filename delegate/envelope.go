@@ -3,7 +3,7 @@ package delegate
 import (
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Status is how a delegated run ended.

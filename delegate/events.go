@@ -3,8 +3,8 @@ package delegate
 import (
 	"time"
 
-	"deputy/agent"
-	"deputy/llm"
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // EventType names what happened. The first six are the subagent

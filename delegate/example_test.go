@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"strings"
 
-	"deputy/agent"
-	"deputy/config"
-	"deputy/delegate"
-	"deputy/llm"
-	"deputy/llm/llmtest"
-	"deputy/tool"
-	"deputy/tool/builtin"
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
 )
 
 // wordCountArgs are the arguments of the example's word_count tool. The

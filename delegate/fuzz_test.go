@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"deputy/delegate"
+	"github.com/deputyhq/deputy/delegate"
 )
 
 // FuzzPolicyCheck: random tool names, scopes and depths. The guard never

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"deputy/config"
-	"deputy/delegate"
-	"deputy/llm"
-	"deputy/llm/llmtest"
-	"deputy/tool"
-	"deputy/tool/builtin"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
 )
 
 // timedProvider records when each request started and ended, keyed by the

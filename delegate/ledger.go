@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"time"
 
-	"deputy/agent"
-	"deputy/llm"
-	"deputy/store"
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/store"
 )
 
 // The ledger is written as a run goes, each write synchronous with the

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"deputy/delegate"
+	"github.com/deputyhq/deputy/delegate"
 )
 
 func TestPolicyCheck(t *testing.T) {

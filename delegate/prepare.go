@@ -1,8 +1,8 @@
 package delegate
 
 import (
-	"deputy/config"
-	"deputy/llm"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Prepared is exactly what a root run's first model call would send, for

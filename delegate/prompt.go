@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"deputy/config"
-	"deputy/llm"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // rootRun describes the root run of a request.

@@ -5,9 +5,9 @@ import (
 	"sync"
 	"time"
 
-	"deputy/config"
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // Kind is how a run came to be.

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // subagent: an ad-hoc child with the caller's tools, narrowed

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"deputy/config"
-	"deputy/delegate"
-	"deputy/llm"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
 )
 
 func subagentRoot() *config.Agent {

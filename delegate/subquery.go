@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
-	"deputy/config"
-	"deputy/llm"
-	"deputy/store"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // llm_query and the [llm_tool_<name>] specializations

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"deputy/config"
-	"deputy/delegate"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
 )
 
 func specs() []config.Specialization {

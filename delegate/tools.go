@@ -6,9 +6,9 @@ import (
 	"errors"
 	"slices"
 
-	"deputy/config"
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // toolsFor assembles what a run's model is offered: its own tools, then the

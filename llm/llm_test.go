@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 func TestParseModel(t *testing.T) {

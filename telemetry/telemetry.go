@@ -11,7 +11,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"deputy/delegate"
+	"github.com/deputyhq/deputy/delegate"
 )
 
 // ParseLevel reads a level name: debug, info, warn (warning) or error.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"deputy/delegate"
-	"deputy/telemetry"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/telemetry"
 )
 
 func TestParseLevel(t *testing.T) {

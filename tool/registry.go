@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // FileOps is the name of the built-in group of file tools. Every registry

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // stub is a minimal Tool with a fixed name.

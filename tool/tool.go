@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Tool is something a model can call.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // New returns a tool whose arguments are the struct T. The JSON Schema

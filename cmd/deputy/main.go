@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"deputy/internal/cli"
+	"github.com/deputyhq/deputy/internal/cli"
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:])) }

@@ -14,9 +14,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"deputy/internal/cli"
-	"deputy/llm"
-	"deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/internal/cli"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
 )
 
 // The CLI is tested by txtar scripts in testdata/script that run the real

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/config"
+	"github.com/deputyhq/deputy/config"
 )
 
 func newAgentsCmd(g *globalFlags) *cobra.Command {

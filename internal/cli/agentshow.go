@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/config"
-	"deputy/tool/builtin"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/tool/builtin"
 )
 
 func newAgentsShowCmd(g *globalFlags) *cobra.Command {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/config"
-	"deputy/delegate"
-	"deputy/llm"
-	"deputy/store"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/store"
 )
 
 type chatFlags struct {

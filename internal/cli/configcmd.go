@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/config"
+	"github.com/deputyhq/deputy/config"
 )
 
 func newConfigCmd(g *globalFlags) *cobra.Command {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/config"
-	"deputy/tool"
-	"deputy/tool/builtin"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
 )
 
 func newConfigValidateCmd(g *globalFlags) *cobra.Command {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/llm/llmtest"
 )
 
 type fakeLLMFlags struct {

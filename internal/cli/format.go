@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"deputy/config"
+	"github.com/deputyhq/deputy/config"
 )
 
 // newTable returns the tabwriter every table of the CLI uses.

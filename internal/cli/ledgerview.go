@@ -17,9 +17,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/config"
-	"deputy/llm"
-	"deputy/store"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/store"
 )
 
 // openLedger opens the ledger the workspace would use, for the commands

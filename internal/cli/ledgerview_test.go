@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"deputy/store"
+	"github.com/deputyhq/deputy/store"
 )
 
 func TestPrintConversation(t *testing.T) {

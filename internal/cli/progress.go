@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"deputy/agent"
-	"deputy/delegate"
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/delegate"
 )
 
 // progress prints what each agent of a run does, one line per step,

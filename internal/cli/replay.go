@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/store"
+	"github.com/deputyhq/deputy/store"
 )
 
 type replayFlags struct {

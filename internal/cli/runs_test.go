@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"deputy/store"
+	"github.com/deputyhq/deputy/store"
 )
 
 func TestParseSince(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/store"
+	"github.com/deputyhq/deputy/store"
 )
 
 func newSessionsCmd(g *globalFlags) *cobra.Command {

@@ -13,13 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deputy/config"
-	"deputy/delegate"
-	"deputy/llm/providers"
-	"deputy/store"
-	"deputy/telemetry"
-	"deputy/tool"
-	"deputy/tool/builtin"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm/providers"
+	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/telemetry"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
 )
 
 // workspace is everything a command loads from the user's configuration:

@@ -3,9 +3,9 @@ package anthropic_test
 import (
 	"testing"
 
-	"deputy/llm"
-	"deputy/llm/anthropic"
-	"deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/anthropic"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
 // adapter describes the Anthropic adapter to the shared conformance suite.

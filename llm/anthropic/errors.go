@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // maxMessage bounds how much of a server's error text goes into an error.

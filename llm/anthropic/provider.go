@@ -9,7 +9,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Provider is an llm.Provider over Anthropic's Messages API. It is safe for

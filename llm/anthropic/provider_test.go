@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/llm"
-	"deputy/llm/anthropic"
-	"deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/anthropic"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
 // What every adapter must do is checked by TestConformance; the tests here

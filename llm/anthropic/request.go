@@ -8,7 +8,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // buildParams translates a neutral request into Messages API parameters.

@@ -6,7 +6,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // toResponse turns a complete Messages API message into the neutral

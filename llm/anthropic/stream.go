@@ -5,7 +5,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // stream performs a streaming call, reporting events to onEvent (which may

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"deputy/llm"
-	"deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
 func TestOverloaded529(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"deputy/llm"
-	"deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
 // wirePart is a part of a request body as sent.

@@ -3,9 +3,9 @@ package gemini_test
 import (
 	"testing"
 
-	"deputy/llm"
-	"deputy/llm/gemini"
-	"deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/gemini"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
 // adapter describes the Gemini adapter to the shared conformance suite.

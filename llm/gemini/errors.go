@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // maxMessage bounds how much of a server's text goes into an error.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"deputy/llm"
-	"deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
 // A stream cut in the middle is a connection error. It is retried while

@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // FuzzResponse: whatever a server sends as a generateContent answer, the

@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Provider is an llm.Provider over the Gemini API. It is safe for concurrent

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/llm"
-	"deputy/llm/gemini"
-	"deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/gemini"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
 // What every adapter must do is checked by TestConformance; the tests here

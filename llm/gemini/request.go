@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // buildRequest translates a neutral request into genai contents and config.

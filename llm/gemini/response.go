@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/genai"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // assembler builds one neutral response from a whole answer or from the

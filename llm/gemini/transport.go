@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"sync"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // callState collects what the SDK does not hand back to its caller: the

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Answer is what the script says to one request: a reply, or a fault to

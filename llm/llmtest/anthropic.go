@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // anthropicWire speaks the Anthropic messages API (POST /v1/messages).

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // fuzzRequest is the request fuzzed scripts are asked to answer.

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // geminiWire speaks the Gemini API: POST /v1beta/models/{model}:generateContent

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // openAIWire speaks OpenAI chat completions (POST /v1/chat/completions),

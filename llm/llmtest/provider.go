@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // ProviderName is the name of the scripted provider, as in model strings

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 var _ llm.Provider = (*Provider)(nil)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Recorder keeps copies of the requests a provider received. Providers in

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Request is one entry of a Server's request log. Every request is

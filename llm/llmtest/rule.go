@@ -7,7 +7,7 @@ import (
 	"slices"
 	"text/template"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // compiledRule is a Rule checked and prepared once: regexps and templates

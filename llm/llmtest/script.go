@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Script is a list of rules that decide how a fake model answers. Build one

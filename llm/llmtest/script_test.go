@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 func TestParseScriptErrors(t *testing.T) {

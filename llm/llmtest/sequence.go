@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // SequenceProvider answers with fixed responses, one per call, in order.

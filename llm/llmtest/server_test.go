@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // endpoint is one dialect as a test client sees it.

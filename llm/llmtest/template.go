@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/template"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // TemplateData is what reply templates see.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // wire is one provider's HTTP dialect: how its requests read and how its

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"deputy/llm"
-	"deputy/llm/llmtest/adaptertest"
-	"deputy/llm/openai"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm/openai"
 )
 
 // adapter describes the OpenAI adapter to the shared conformance suite.

@@ -13,7 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // maxErrorBody bounds how much of an error response is read: enough for any

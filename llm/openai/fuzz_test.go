@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"deputy/llm"
-	"deputy/llm/openai"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/openai"
 )
 
 // bodyTransport answers every request in process with a fixed status and

@@ -6,10 +6,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/llm"
-	"deputy/llm/llmtest"
-	"deputy/llm/llmtest/adaptertest"
-	"deputy/llm/openai"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm/openai"
 )
 
 // What every adapter must do is checked by TestConformance; the tests here

@@ -6,9 +6,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"deputy/llm/llmtest"
-	"deputy/llm/llmtest/adaptertest"
-	"deputy/llm/openai"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm/openai"
 )
 
 func TestMain(m *testing.M) {

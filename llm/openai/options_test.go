@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"deputy/llm/openai"
+	"github.com/deputyhq/deputy/llm/openai"
 )
 
 func TestOllamaBaseURL(t *testing.T) {

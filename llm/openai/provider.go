@@ -9,7 +9,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Provider is an llm.Provider over the chat completions API. It is safe for

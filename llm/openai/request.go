@@ -8,7 +8,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // emptyArguments stands in for tool-call arguments the model left empty: the

@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // fromCompletion translates the first choice of a completion into a neutral

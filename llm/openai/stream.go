@@ -6,7 +6,7 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // stream is the streaming call. Text deltas of the first choice go to onEvent

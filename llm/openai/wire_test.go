@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"deputy/llm"
-	"deputy/llm/llmtest/adaptertest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
 // The shared behaviours are in TestConformance; these are the shapes of

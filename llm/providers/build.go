@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"deputy/llm"
-	"deputy/llm/anthropic"
-	"deputy/llm/gemini"
-	"deputy/llm/openai"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/anthropic"
+	"github.com/deputyhq/deputy/llm/gemini"
+	"github.com/deputyhq/deputy/llm/openai"
 )
 
 // Each builder reads its variables through r.getenv via the adapter's

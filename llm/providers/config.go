@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Custom describes a named provider defined in the configuration, such as a

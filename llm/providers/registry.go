@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"deputy/llm"
-	"deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
 )
 
 // Names of the built-in providers.

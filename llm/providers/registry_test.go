@@ -14,9 +14,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"deputy/llm"
-	"deputy/llm/llmtest"
-	"deputy/llm/providers"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/llm/providers"
 )
 
 func TestMain(m *testing.M) {

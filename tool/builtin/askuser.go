@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 type askUserArgs struct {

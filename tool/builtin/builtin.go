@@ -14,7 +14,7 @@ import (
 	"slices"
 	"time"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // Names of the built-in tools.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 func TestNewRegistersEveryTool(t *testing.T) {

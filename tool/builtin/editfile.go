@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 type editFileArgs struct {

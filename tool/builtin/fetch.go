@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 const (

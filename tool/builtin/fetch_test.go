@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 func fetchServer(t *testing.T) *httptest.Server {

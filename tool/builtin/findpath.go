@@ -12,7 +12,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // maxFindResults caps find_path's answer.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // testRegistry returns the built-in tools over a fresh working directory

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // maxListEntries caps list_directory's answer.

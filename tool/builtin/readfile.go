@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"deputy/llm"
-	"deputy/tool"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 const (

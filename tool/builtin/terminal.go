@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 const (

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 func TestTerminal(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"deputy/tool"
+	"github.com/deputyhq/deputy/tool"
 )
 
 type writeFileArgs struct {

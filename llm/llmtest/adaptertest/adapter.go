@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"deputy/llm"
-	"deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
 )
 
 // Key is the API key the suite gives every provider it builds. It is long

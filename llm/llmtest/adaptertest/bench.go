@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Bench measures one call of a's provider against the fake server over

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // faultScript answers the first request with fault (extra adds keys to

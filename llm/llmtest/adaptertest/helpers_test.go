@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 func TestJSONEqual(t *testing.T) {

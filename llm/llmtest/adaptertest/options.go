@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // testNoRuleMatched: the fake's 400 for a request no rule answers is

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // idleTimeout is short, so a stalled stream fails fast; the suite asserts

@@ -3,7 +3,7 @@ package adaptertest
 import (
 	"testing"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Model is the model name every suite request asks for; the fake echoes

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // helloScript answers every request with a greeting and fixed usage.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"deputy/llm"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // toolScript asks for two tools on the first turn, one with nested
