@@ -36,7 +36,10 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup:               setupScript,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"fake": cmdFake, "exits": cmdExits},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"fake": cmdFake, "exits": cmdExits,
+			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret,
+		},
 	})
 }
 

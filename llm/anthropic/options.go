@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"github.com/deputyhq/deputy/llm"
 	"net/http"
 	"strings"
 	"time"
@@ -38,6 +39,10 @@ type Options struct {
 	IdleTimeout time.Duration
 	// Headers are extra headers sent with every request.
 	Headers map[string]string
+	// Secrets are redacted from every error, besides APIKey and the values
+	// of Headers, which are always redacted. The providers registry passes
+	// every configured key here, so no adapter can echo another's.
+	Secrets *llm.Secrets
 }
 
 // FromEnv returns the Options that the environment asks for:

@@ -15,9 +15,10 @@ import (
 // Provider is an llm.Provider over Anthropic's Messages API. It is safe for
 // concurrent use.
 type Provider struct {
-	name   string
-	client sdk.Client
-	idle   time.Duration
+	name    string
+	client  sdk.Client
+	idle    time.Duration
+	secrets *llm.Secrets
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -55,7 +56,7 @@ func New(opts Options) (*Provider, error) {
 	if idle == 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Provider{name: name, client: sdk.NewClient(ro...), idle: idle}, nil
+	return &Provider{name: name, client: sdk.NewClient(ro...), idle: idle, secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers)}, nil
 }
 
 // Name returns the provider name given in Options (default "anthropic").
@@ -65,7 +66,8 @@ func (p *Provider) Name() string { return p.name }
 // plain request, unless max_tokens is so large that the SDK insists on
 // streaming, in which case it streams silently; otherwise it streams,
 // reporting text deltas and each complete tool call.
-func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (*llm.Response, error) {
+func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (_ *llm.Response, err error) {
+	defer func() { err = p.secrets.Error(err) }()
 	if req == nil {
 		return nil, &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: "nil request"}
 	}

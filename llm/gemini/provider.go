@@ -19,6 +19,7 @@ type Provider struct {
 	name    string
 	client  *genai.Client
 	idle    time.Duration
+	secrets *llm.Secrets
 	calls   callTable
 	callSeq atomic.Int64
 }
@@ -70,7 +71,7 @@ func New(opts Options) (*Provider, error) {
 	if idle == 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Provider{name: name, client: client, idle: idle}, nil
+	return &Provider{name: name, client: client, idle: idle, secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers)}, nil
 }
 
 // Name returns the provider name given in Options (default "gemini").
@@ -78,7 +79,8 @@ func (p *Provider) Name() string { return p.name }
 
 // Generate performs one generateContent call: plain when onEvent is nil,
 // streamed otherwise, reporting text deltas and each complete tool call.
-func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (*llm.Response, error) {
+func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (_ *llm.Response, err error) {
+	defer func() { err = p.secrets.Error(err) }()
 	if req == nil {
 		return nil, &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: "nil request"}
 	}

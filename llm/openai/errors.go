@@ -31,7 +31,7 @@ const maxMessage = 500
 // body that did not decode.
 type exchange struct {
 	provider string
-	apiKey   string
+	secrets  *llm.Secrets
 	// stalled reports whether the idle watch of this call fired; nil when the
 	// call has none.
 	stalled func() bool
@@ -43,7 +43,7 @@ type exchange struct {
 }
 
 func (p *Provider) newExchange() *exchange {
-	return &exchange{provider: p.name, apiKey: p.apiKey}
+	return &exchange{provider: p.name, secrets: p.secrets}
 }
 
 // option returns the per-call SDK option installing the middleware.
@@ -161,13 +161,11 @@ func asLLMError(err error, provider string) *llm.Error {
 	return &llm.Error{Kind: llm.KindUnknown, Provider: provider, Err: err}
 }
 
-// scrub keeps the API key out of a server's message (OpenAI echoes a masked
-// key on 401, and a careless server might echo it whole).
+// scrub keeps secrets out of a server's message early (OpenAI echoes a
+// masked key on 401, and a careless server might echo it whole); Generate
+// redacts every error again on its way out.
 func (ex *exchange) scrub(msg string) string {
-	if ex.apiKey != "" {
-		msg = strings.ReplaceAll(msg, ex.apiKey, "[redacted]")
-	}
-	return msg
+	return ex.secrets.Redact(msg)
 }
 
 // errorMessage extracts the server's explanation from an error body:

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"fmt"
+	"github.com/deputyhq/deputy/llm"
 	"net"
 	"net/http"
 	"net/url"
@@ -53,6 +54,10 @@ type Options struct {
 	IdleTimeout time.Duration
 	// Headers are extra headers sent with every request.
 	Headers map[string]string
+	// Secrets are redacted from every error, besides APIKey and the values
+	// of Headers, which are always redacted. The providers registry passes
+	// every configured key here, so no adapter can echo another's.
+	Secrets *llm.Secrets
 	// MaxTokensField is the request field that carries Params.MaxTokens:
 	// MaxTokensField or MaxCompletionTokensField. "" picks
 	// max_completion_tokens when Name is "openai" and max_tokens otherwise.

@@ -16,7 +16,7 @@ import (
 // concurrent use.
 type Provider struct {
 	name           string
-	apiKey         string // kept only to scrub it from server messages
+	secrets        *llm.Secrets
 	idleTimeout    time.Duration
 	maxTokensField string
 	chat           sdk.ChatCompletionService
@@ -74,7 +74,7 @@ func New(opts Options) (*Provider, error) {
 	}
 	return &Provider{
 		name:           name,
-		apiKey:         opts.APIKey,
+		secrets:        opts.Secrets.WithCredentials(opts.APIKey, opts.Headers),
 		idleTimeout:    idle,
 		maxTokensField: field,
 		chat:           sdk.NewChatCompletionService(reqOpts...),
@@ -88,7 +88,8 @@ func (p *Provider) Name() string { return p.name }
 // request; otherwise it streams, reporting text deltas as they arrive and
 // each tool call once its arguments are complete. Every error is an
 // *llm.Error.
-func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (*llm.Response, error) {
+func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (_ *llm.Response, err error) {
+	defer func() { err = p.secrets.Error(err) }()
 	if req == nil {
 		return nil, &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: "nil request"}
 	}

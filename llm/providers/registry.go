@@ -52,6 +52,34 @@ func NewRegistry(cfg Config) *Registry {
 	return &Registry{cfg: cfg, getenv: getenv, cache: map[string]llm.Provider{}}
 }
 
+// BuiltinKeyEnv names the environment variables holding the built-in
+// providers' keys.
+var BuiltinKeyEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"}
+
+// KeyEnvNames returns the names of every variable that holds a provider key
+// under this configuration: the built-in ones and each custom provider's
+// api_key_env, sorted. Nothing that runs a user's command may see them.
+func (r *Registry) KeyEnvNames() []string {
+	names := slices.Clone(BuiltinKeyEnv)
+	for _, c := range r.cfg.Custom {
+		if env := strings.TrimSpace(c.APIKeyEnv); env != "" && !slices.Contains(names, env) {
+			names = append(names, env)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Secrets returns the values of every configured key (KeyEnvNames), which
+// every provider of the registry redacts from its errors.
+func (r *Registry) Secrets() *llm.Secrets {
+	var vals []string
+	for _, name := range r.KeyEnvNames() {
+		vals = append(vals, r.getenv(name))
+	}
+	return llm.NewSecrets(vals...)
+}
+
 // Known reports whether provider names a built-in or configured provider.
 func (r *Registry) Known(provider string) bool {
 	if slices.Contains(BuiltinNames(), provider) {

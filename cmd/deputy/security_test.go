@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// echoKeys are the keys cmdEchoHeaders configures; cmdNoSecret looks for
+// each of them.
+var echoKeys = map[string]string{
+	"OPENAI_API_KEY":    "sk-echo-openai-7f3a9c0d",
+	"ANTHROPIC_API_KEY": "sk-ant-echo-51c0e8b2",
+	"GEMINI_API_KEY":    "gm-echo-9d2e44a1",
+	"LOCAL_LLM_TOKEN":   "tok-local-echo-3318ab",
+}
+
+// cmdEchoHeaders starts a hostile provider on 127.0.0.1: every request is
+// refused with HTTP 400 whose error message, in the wire format of the
+// adapter that sent it, repeats all the request's headers (auth included)
+// and every configured key. It points every provider at it, sets the keys
+// of echoKeys, and writes .deputy/config.yaml defining a custom provider
+// "local" there whose key is in $LOCAL_LLM_TOKEN.
+//
+//	echoheaders
+func cmdEchoHeaders(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: echoheaders")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	srv := &http.Server{Handler: http.HandlerFunc(echoHandler)}
+	go srv.Serve(ln)
+	ts.Defer(func() { srv.Close() })
+	url := "http://" + ln.Addr().String()
+	for k, v := range echoKeys {
+		ts.Setenv(k, v)
+	}
+	ts.Setenv("ECHO_URL", url)
+	ts.Setenv("OPENAI_BASE_URL", url+"/v1/")
+	ts.Setenv("ANTHROPIC_BASE_URL", url)
+	ts.Setenv("GOOGLE_GEMINI_BASE_URL", url)
+	ts.Check(os.MkdirAll(ts.MkAbs(".deputy"), 0o755))
+	cfg := "providers:\n  local:\n    base_url: " + url + "/v1/\n    api_key_env: LOCAL_LLM_TOKEN\n"
+	ts.Check(os.WriteFile(ts.MkAbs(".deputy/config.yaml"), []byte(cfg), 0o644))
+}
+
+func echoHandler(w http.ResponseWriter, r *http.Request) {
+	var names []string
+	for k := range r.Header {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("you sent:")
+	for _, k := range names {
+		fmt.Fprintf(&b, " %s=%s;", k, strings.Join(r.Header[k], ","))
+	}
+	// A server that knows more than it should: every key, in several spellings.
+	for _, v := range echoKeys {
+		fmt.Fprintf(&b, " key=%s \"%s\" Bearer %s;", v, v, v)
+	}
+	msg := b.String()
+	var body any
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/messages"):
+		body = map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": msg}}
+	case strings.Contains(r.URL.Path, ":generateContent") || strings.Contains(r.URL.Path, ":streamGenerateContent"):
+		body = map[string]any{"error": map[string]any{"code": 400, "message": msg, "status": "INVALID_ARGUMENT"}}
+	default:
+		body = map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// cmdNoSecret fails if any key of echoKeys occurs in the bytes of the given
+// files, or of any file below the given directories (the ledger's SQLite
+// file, its WAL, log files).
+//
+//	nosecret PATH...
+func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: nosecret PATH...")
+	}
+	scanned := 0
+	check := func(path string) {
+		data, err := os.ReadFile(path)
+		ts.Check(err)
+		scanned++
+		for name, v := range echoKeys {
+			if i := bytes.Index(data, []byte(v)); i >= 0 {
+				lo, hi := max(0, i-80), min(len(data), i+len(v)+20)
+				ts.Fatalf("%s: the value of %s leaked: %q", path, name, data[lo:hi])
+			}
+		}
+	}
+	for _, a := range args {
+		root := ts.MkAbs(a)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() {
+				check(path)
+			}
+			return nil
+		})
+		ts.Check(err)
+	}
+	if scanned == 0 {
+		ts.Fatalf("nosecret: no file scanned")
+	}
+}
