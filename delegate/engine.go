@@ -16,8 +16,8 @@ import (
 
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
-	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/tool"
 )
 
@@ -77,7 +77,7 @@ type Engine struct {
 	Tools  Tools
 	// Ledger records runs, messages and events; nil records nothing and
 	// keeps subquery sessions in memory.
-	Ledger    *store.Store
+	Ledger    Ledger
 	Listeners []Listener
 	// Logger receives the engine's own warnings (a failed ledger write);
 	// nil discards them.
@@ -145,7 +145,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 	if err != nil {
 		return &Envelope{Kind: KindRoot, Label: req.Agent.Name, Status: StatusError, Error: err.Error(), Err: err}
 	}
-	id := store.NewID()
+	id := ledger.NewID()
 	tree := newTree(id, e.Quotas, e.Concurrency)
 	return e.execute(ctx, nil, tree, id, r)
 }
@@ -167,7 +167,7 @@ func (e *Engine) spawn(ctx context.Context, r run) *Envelope {
 		e.emit(ev)
 		return env
 	}
-	return e.execute(ctx, parent, parent.tree, store.NewID(), r)
+	return e.execute(ctx, parent, parent.tree, ledger.NewID(), r)
 }
 
 func quotaName(err error) string {

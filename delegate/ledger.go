@@ -6,9 +6,28 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
-	"github.com/deputyhq/deputy/store"
 )
+
+// Ledger is where the engine records runs, their conversations, events and
+// subquery sessions. *store.Store (SQLite) implements it; an engine without
+// one records nothing and keeps sessions in memory, and a program using the
+// engine that way links no database.
+type Ledger interface {
+	// CreateRun records the start of a run.
+	CreateRun(ctx context.Context, r *ledger.Run) error
+	// FinishRun records how a run ended.
+	FinishRun(ctx context.Context, r *ledger.Run) error
+	// AppendMessage adds one message to a run's conversation.
+	AppendMessage(ctx context.Context, m *ledger.Message) error
+	// AppendEvent records one engine event.
+	AppendEvent(ctx context.Context, e *ledger.Event) error
+	// Window returns a session's last n exchanges (all when n <= 0), oldest first.
+	Window(ctx context.Context, sessionID string, n int) ([]ledger.Exchange, error)
+	// AppendExchange adds an exchange to a session, creating it on first use.
+	AppendExchange(ctx context.Context, sessionID string, ex ledger.Exchange) error
+}
 
 // The ledger is written as a run goes, each write synchronous with the
 // step it records, so a process killed mid-run leaves every completed
@@ -21,7 +40,7 @@ func (e *Engine) record(ctx context.Context, s *Scope, r run, start time.Time) {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	row := &store.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
+	row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
 		Depth: s.Depth, Model: s.Model, Status: "running", StartedAt: start, Task: r.task, SessionID: r.sessionID}
 	if err := e.Ledger.CreateRun(ctx, row); err != nil {
 		e.warn("ledger: recording run", s, err)
@@ -39,7 +58,7 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 	if e.Ledger == nil {
 		return
 	}
-	row := &store.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
+	row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
 		Depth: s.Depth, Model: s.Model, Status: string(env.Status), Error: env.Error, StartedAt: env.StartedAt,
 		FinishedAt: env.StartedAt.Add(env.Duration), InputTokens: env.Usage.InputTokens, OutputTokens: env.Usage.OutputTokens,
 		TreeInputTokens: env.TreeUsage.InputTokens, TreeOutputTokens: env.TreeUsage.OutputTokens, Turns: env.Turns, Output: env.Output}
@@ -49,7 +68,7 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 }
 
 func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Message, u llm.Usage) {
-	row := &store.Message{RunID: s.RunID, Seq: seq, Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID,
+	row := &ledger.Message{RunID: s.RunID, Seq: seq, Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID,
 		ToolName: m.ToolName, IsError: m.IsError, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CreatedAt: time.Now()}
 	if len(m.ToolCalls) > 0 {
 		row.ToolCalls, _ = json.Marshal(m.ToolCalls)
@@ -115,7 +134,7 @@ func (e *Engine) storeEvent(ev Event) {
 	add("truncated_size", ev.TruncatedSize, ev.Type == EventTruncation)
 	add("quota", ev.Quota, ev.Quota != "")
 	raw, _ := json.Marshal(fields)
-	err := e.Ledger.AppendEvent(context.Background(), &store.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
+	err := e.Ledger.AppendEvent(context.Background(), &ledger.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
 	if err != nil && e.Logger != nil {
 		e.Logger.Warn("ledger: recording event", "type", ev.Type, "err", err)
 	}

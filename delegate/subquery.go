@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
-	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/tool"
 )
 
@@ -166,21 +166,21 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 	}
 	env := e.spawn(ctx, r)
 	if env.OK() && persistent {
-		if err := e.appendExchange(ctx, opts.SessionID, store.Exchange{RunID: env.RunID, Query: query, Answer: env.Output}); err != nil && e.Logger != nil {
+		if err := e.appendExchange(ctx, opts.SessionID, ledger.Exchange{RunID: env.RunID, Query: query, Answer: env.Output}); err != nil && e.Logger != nil {
 			e.Logger.Warn("session: recording exchange", "session", opts.SessionID, "err", err)
 		}
 	}
 	return env
 }
 
-func (e *Engine) sessionWindow(ctx context.Context, id string, n int) ([]store.Exchange, error) {
+func (e *Engine) sessionWindow(ctx context.Context, id string, n int) ([]ledger.Exchange, error) {
 	if e.Ledger != nil {
 		return e.Ledger.Window(ctx, id, n)
 	}
 	return e.sessions.window(id, n), nil
 }
 
-func (e *Engine) appendExchange(ctx context.Context, id string, ex store.Exchange) error {
+func (e *Engine) appendExchange(ctx context.Context, id string, ex ledger.Exchange) error {
 	if e.Ledger != nil {
 		return e.Ledger.AppendExchange(context.WithoutCancel(ctx), id, ex)
 	}
@@ -191,24 +191,24 @@ func (e *Engine) appendExchange(ctx context.Context, id string, ex store.Exchang
 // memSessions keeps sessions for an engine without a ledger.
 type memSessions struct {
 	mu sync.Mutex
-	m  map[string][]store.Exchange
+	m  map[string][]ledger.Exchange
 }
 
-func (s *memSessions) window(id string, n int) []store.Exchange {
+func (s *memSessions) window(id string, n int) []ledger.Exchange {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	all := s.m[id]
 	if n > 0 && len(all) > n {
 		all = all[len(all)-n:]
 	}
-	return append([]store.Exchange(nil), all...)
+	return append([]ledger.Exchange(nil), all...)
 }
 
-func (s *memSessions) append(id string, ex store.Exchange) {
+func (s *memSessions) append(id string, ex ledger.Exchange) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[string][]store.Exchange{}
+		s.m = map[string][]ledger.Exchange{}
 	}
 	s.m[id] = append(s.m[id], ex)
 }

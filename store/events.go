@@ -3,21 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 )
-
-// Event is one telemetry event (spawn, complete, error, truncation, ...).
-type Event struct {
-	ID     int64 // assigned by AppendEvent; increases with every event
-	RunID  string
-	RootID string
-	Type   string
-	Fields json.RawMessage // a JSON object of the event's fields
-	At     time.Time       // now when zero
-}
 
 // AppendEvent records an event and writes its ID (and At, when zero) back into e.
 // RunID need not name a recorded run: telemetry is kept even for runs that are not.

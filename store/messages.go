@@ -3,30 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 )
-
-// Message is one entry of a run's conversation.
-type Message struct {
-	RunID string
-	// Seq orders the run's messages. Zero asks the store for the next number (one
-	// more than the run's highest, starting at 1), written back into the Message.
-	Seq     int
-	Role    string // "user", "assistant" or "tool"
-	Content string
-	// ToolCalls is the JSON of the tool calls an assistant message asked for.
-	ToolCalls json.RawMessage
-	// ToolCallID, ToolName and IsError describe a tool result.
-	ToolCallID string
-	ToolName   string
-	IsError    bool
-	// Usage of the model call that produced this message (assistant messages).
-	InputTokens, OutputTokens int64
-	CreatedAt                 time.Time // now when zero
-}
 
 // AppendMessage records a message of a recorded run. It returns once the message is
 // committed: a process killed afterwards still has it on disk.

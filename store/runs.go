@@ -10,51 +10,6 @@ import (
 	"time"
 )
 
-// Kinds of run: how a run came to be.
-const (
-	KindRoot      = "root"       // started by the user
-	KindCallAgent = "call_agent" // a named agent called by call_agent
-	KindSubagent  = "subagent"   // an ad-hoc child made by the subagent tool
-	KindSubquery  = "subquery"   // an llm_query or [llm_tool_*] call
-)
-
-// Statuses a run can have. The store records whatever status it is given; these are
-// the ones deputy uses. StatusInterrupted is defined with the recovery that sets it.
-const (
-	StatusRunning         = "running"
-	StatusOK              = "ok"
-	StatusError           = "error"
-	StatusTimeout         = "timeout"
-	StatusCancelled       = "cancelled"
-	StatusBudgetExhausted = "budget_exhausted"
-	StatusMaxTurns        = "max_turns"
-)
-
-// Run is one agent run, the root of a tree or a child in it.
-type Run struct {
-	ID       string // a ULID; CreateRun makes one when empty
-	ParentID string // empty for a root run
-	RootID   string // the tree's root; CreateRun fills it in when empty
-	Agent    string // agent name, or the subagent's label
-	Kind     string // KindRoot, KindCallAgent, KindSubagent or KindSubquery
-	Depth    int    // 0 for the root
-	Model    string
-	Status   string
-	Error    string
-
-	StartedAt  time.Time
-	FinishedAt time.Time // zero while running
-
-	// Usage of this run's own model calls, and of its whole subtree (itself included).
-	InputTokens, OutputTokens         int64
-	TreeInputTokens, TreeOutputTokens int64
-
-	Turns     int
-	Task      string
-	Output    string
-	SessionID string // the session the run belongs to, if any
-}
-
 // CreateRun records the start of a run, owned by this process. Empty fields get
 // defaults, written back into r: ID a new ULID, Status "running", StartedAt now,
 // Kind "root" for a run without parent, and RootID the run itself for a root or the

@@ -18,15 +18,6 @@ type Session struct {
 	UpdatedAt time.Time // when the last exchange was appended
 }
 
-// Exchange is one query to a session and the final answer to it.
-type Exchange struct {
-	Seq    int    // position in the session, from 1; set by the store
-	RunID  string // the run that answered, if any
-	Query  string
-	Answer string
-	At     time.Time // now when zero
-}
-
 // AppendExchange adds ex at the end of the session, creating the session on first use.
 func (s *Store) AppendExchange(ctx context.Context, sessionID string, ex Exchange) error {
 	if sessionID == "" {

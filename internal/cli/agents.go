@@ -58,8 +58,8 @@ whose file has problems is marked with their count (see 'deputy agents lint').`,
 			if err != nil {
 				return err
 			}
-			views := make([]agentSummary, 0, w.agents.Len())
-			for _, a := range w.agents.List() {
+			views := make([]agentSummary, 0, w.Agents.Len())
+			for _, a := range w.Agents.List() {
 				views = append(views, summarizeAgent(w, a))
 			}
 			if asJSON {
@@ -91,23 +91,23 @@ type agentSummary struct {
 	Warnings    int        `json:"warnings"`
 }
 
-func summarizeAgent(w *workspace, a *config.Agent) agentSummary {
-	diags := w.diags.ForFile(a.Path)
+func summarizeAgent(w *cliWorkspace, a *config.Agent) agentSummary {
+	diags := w.Diagnostics.ForFile(a.Path)
 	s := agentSummary{Name: a.Name, Description: a.Description, Model: modelOrInherit(a.Model), Source: a.Source, Path: a.Path,
 		Shadows: []agentRef{}, Errors: len(diags.Errors()), Warnings: len(diags.Warnings())}
 	// Shadowed lists lowest precedence first; the nearest hidden definition
 	// is the one a user most likely meant to override, so it comes first.
-	hidden := w.agents.Shadowed(a.Name)
+	hidden := w.Agents.Shadowed(a.Name)
 	for i := len(hidden) - 1; i >= 0; i-- {
 		s.Shadows = append(s.Shadows, agentRef{Source: hidden[i].Source, Path: hidden[i].Path})
 	}
 	return s
 }
 
-func printAgentList(out io.Writer, w *workspace, views []agentSummary) {
+func printAgentList(out io.Writer, w *cliWorkspace, views []agentSummary) {
 	if len(views) == 0 {
 		fmt.Fprintln(out, "No agents found. Looked in:")
-		for _, d := range config.Dirs(w.cwd, w.flags.agentsDirs) {
+		for _, d := range config.Dirs(w.Dir, w.flags.agentsDirs) {
 			fmt.Fprintf(out, "  %-8s %s\n", d.Source, d.Path)
 		}
 		fmt.Fprintln(out, "Create one with: deputy agents init NAME")
@@ -133,7 +133,7 @@ func printAgentList(out io.Writer, w *workspace, views []agentSummary) {
 		if len(problems) > 0 {
 			notes = append(notes, strings.Join(problems, ", "))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, v.Source, displayPath(w.cwd, v.Path),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, v.Source, displayPath(w.Dir, v.Path),
 			orDash(clip(v.Description, 60)), orDash(strings.Join(notes, "; ")))
 	}
 	tw.Flush()
@@ -261,15 +261,15 @@ fail.`,
 			if err != nil {
 				return err
 			}
-			diags := w.diags.Sorted()
+			diags := w.Diagnostics.Sorted()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				if err := writeJSON(out, diagnosticRows(diags)); err != nil {
 					return err
 				}
 			} else {
-				printDiagnostics(out, w.cwd, diags)
-				fmt.Fprintf(out, "%s checked: %s, %s\n", plural(w.agents.Len(), "agent"),
+				printDiagnostics(out, w.Dir, diags)
+				fmt.Fprintf(out, "%s checked: %s, %s\n", plural(w.Agents.Len(), "agent"),
 					plural(len(diags.Errors()), "error"), plural(len(diags.Warnings()), "warning"))
 			}
 			if n := len(diags.Errors()); n > 0 {

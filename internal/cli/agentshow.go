@@ -34,7 +34,7 @@ shadows. Problems found in its file are listed at the end.`,
 			if err != nil {
 				return err
 			}
-			a, ok := w.agents.Get(args[0])
+			a, ok := w.Agents.Get(args[0])
 			if !ok {
 				return configErr(unknownAgentError(w, args[0]))
 			}
@@ -58,15 +58,15 @@ func agentNames(cmd *cobra.Command, g *globalFlags) []string {
 		return nil
 	}
 	var names []string
-	for _, a := range w.agents.List() {
+	for _, a := range w.Agents.List() {
 		names = append(names, a.Name)
 	}
 	return names
 }
 
-func unknownAgentError(w *workspace, name string) error {
+func unknownAgentError(w *cliWorkspace, name string) error {
 	var names []string
-	for _, a := range w.agents.List() {
+	for _, a := range w.Agents.List() {
 		names = append(names, a.Name)
 	}
 	if len(names) == 0 {
@@ -116,15 +116,15 @@ type paramsView struct {
 	MaxTokens   *int     `json:"max_tokens"`
 }
 
-func detailAgent(w *workspace, a *config.Agent) agentDetail {
+func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
 	s := summarizeAgent(w, a)
 	d := agentDetail{Name: a.Name, Description: a.Description, Source: a.Source, Path: a.Path, Shadows: s.Shadows,
 		Model: modelOrInherit(a.Model), SystemPrompt: a.SystemPrompt, Files: orEmpty(a.Files),
-		Workdir: a.Workdir, WorkdirResolved: a.ResolveWorkdir(w.cwd), SubAgents: orEmpty(a.SubAgents),
+		Workdir: a.Workdir, WorkdirResolved: a.ResolveWorkdir(w.Dir), SubAgents: orEmpty(a.SubAgents),
 		SubAgentsConfig: subAgentsView{MaxDepth: a.SubAgentsConfig.MaxDepth, Parallel: a.SubAgentsConfig.Parallel,
 			TimeoutSeconds: int(a.SubAgentsConfig.Timeout.Seconds())},
 		Params: paramsView{Temperature: a.Params.Temperature, MaxTokens: a.Params.MaxTokens},
-		Tools:  a.Tools, MaxTurns: a.MaxTurns, Diagnostics: diagnosticRows(w.diags.ForFile(a.Path).Sorted())}
+		Tools:  a.Tools, MaxTurns: a.MaxTurns, Diagnostics: diagnosticRows(w.Diagnostics.ForFile(a.Path).Sorted())}
 	if a.Skill != "" {
 		d.Skill = &skillView{Ref: a.Skill}
 		if sk := a.SkillDoc; sk != nil {
@@ -137,12 +137,12 @@ func detailAgent(w *workspace, a *config.Agent) agentDetail {
 		d.Tools, d.ToolsDefault = builtin.DefaultToolNames(), true
 	}
 	if a.MaxTurns == 0 {
-		d.MaxTurns, d.MaxTurnsDefault = w.settings.MaxTurns, true
+		d.MaxTurns, d.MaxTurnsDefault = w.Settings.MaxTurns, true
 	}
 	return d
 }
 
-func printAgentDetail(out io.Writer, w *workspace, d agentDetail) {
+func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 	tw := newTable(out)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
 	row("name", d.Name)
@@ -154,7 +154,7 @@ func printAgentDetail(out io.Writer, w *workspace, d agentDetail) {
 	model := d.Model
 	if model == config.ModelInherit {
 		model = "inherit (the parent's model; at the root, default_model"
-		if dm := w.settings.DefaultModel; dm != "" && dm != config.ModelInherit {
+		if dm := w.Settings.DefaultModel; dm != "" && dm != config.ModelInherit {
 			model += " " + dm + ")"
 		} else {
 			model += ", which is not set)"

@@ -126,13 +126,13 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	lines := &lineReader{in: bufio.NewReader(cmd.InOrStdin()), out: out}
-	w.askUser = lines.ask
-	workdir := a.ResolveWorkdir(w.cwd)
+	w.AskUser = lines.ask
+	workdir := a.ResolveWorkdir(w.Dir)
 	if f.workdir != "" {
 		workdir, _ = filepath.Abs(f.workdir)
 	}
 	ctx := context.WithoutCancel(cmd.Context())
-	ledger, err := w.openStore(ctx)
+	ledger, err := w.OpenLedger(ctx)
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	if f.verbose {
 		listeners = append(listeners, newProgress(errOut).listen)
 	}
-	engine := w.engine(ledger, listeners...)
+	engine := w.Engine(ledger, listeners...)
 	subagents := f.subagents || hasTool(a, delegate.ToolSubagent)
 	fmt.Fprintf(errOut, "Chatting with %s. /help for commands, /exit to leave.\n", a.Name)
 

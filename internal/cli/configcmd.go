@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/workspace"
 )
 
 func newConfigCmd(g *globalFlags) *cobra.Command {
@@ -133,13 +134,12 @@ func configPaths(cmd *cobra.Command, g *globalFlags) (*pathsView, error) {
 		v.SettingsError = err.Error()
 		s = config.DefaultSettings()
 	}
-	w := &workspace{cwd: cwd, flags: g, settings: s}
-	v.Ledger = ledgerEntry{Path: w.storePath(), From: ledgerSource(g, s)}
+	v.Ledger = ledgerEntry{Path: workspace.LedgerPath(g.options(cwd), s), From: ledgerSource(g, s)}
 	v.Ledger.Exists = exists(v.Ledger.Path)
 	return v, nil
 }
 
-// ledgerSource says what chose the ledger path, in workspace.storePath's
+// ledgerSource says what chose the ledger path, in workspace.LedgerPath's
 // order.
 func ledgerSource(g *globalFlags, s *config.Settings) string {
 	switch {

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/tool"
-	"github.com/deputyhq/deputy/tool/builtin"
+	"github.com/deputyhq/deputy/workspace"
 )
 
 func newConfigValidateCmd(g *globalFlags) *cobra.Command {
@@ -102,7 +100,7 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 			v.checked = append(v.checked, pathEntry{Scope: "settings", Path: f, Exists: true})
 		}
 	}
-	w := &workspace{cwd: cwd, flags: g, settings: lintSettings}
+	w := &workspace.Workspace{Dir: cwd, Settings: lintSettings}
 
 	for _, d := range g.agentsDirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
@@ -110,14 +108,14 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 		}
 	}
 
-	specFiles, err := w.specFiles()
+	specFiles, err := workspace.SpecializationFiles(g.options(cwd))
 	if err != nil {
 		addErr(err)
 	}
 	specsOK := err == nil
 	for _, f := range specFiles {
 		v.checked = append(v.checked, pathEntry{Scope: "subqueries", Path: f, Exists: true})
-		if _, err := config.LoadSpecializations(f, config.SpecOptions{Reserved: reservedToolName, SkillDirs: config.SkillDirs(cwd)}); err != nil {
+		if _, err := config.LoadSpecializations(f, config.SpecOptions{Reserved: workspace.ReservedToolName, SkillDirs: config.SkillDirs(cwd)}); err != nil {
 			addErr(err)
 			specsOK = false
 		}
@@ -125,14 +123,14 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 	if specsOK {
 		// Loaded once more through the workspace, for the reserved tool
 		// names and the merging rules a run applies.
-		if w.specs, err = w.loadSpecializations(); err != nil {
+		if w.Specializations, err = workspace.LoadSpecializations(g.options(cwd)); err != nil {
 			addErr(err)
 		}
-		v.specs = len(w.specs)
+		v.specs = len(w.Specializations)
 	}
 
 	agents, agentDiags := config.LoadAgents(config.Dirs(cwd, g.agentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(cwd)})
-	opts := w.lintOptions()
+	opts := w.LintOptions()
 	if v.settings == nil {
 		// Without settings the custom providers are unknown; flagging every
 		// model that names one would bury the real error.
@@ -204,10 +202,4 @@ func noteIf(cond bool, note string) string {
 		return note
 	}
 	return ""
-}
-
-// reservedToolName reports whether a specialization may not take name
-// because a built-in tool has it (as the workspace loader decides).
-func reservedToolName(name string) bool {
-	return name == tool.FileOps || slices.Contains(builtin.Names(), name)
 }

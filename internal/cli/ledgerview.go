@@ -20,6 +20,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/workspace"
 )
 
 // openLedger opens the ledger the workspace would use, for the commands
@@ -36,17 +37,16 @@ func openLedger(cmd *cobra.Command, g *globalFlags) (*store.Store, error) {
 	if err != nil {
 		return nil, configErr(err)
 	}
-	w := &workspace{cwd: cwd, flags: g, settings: s}
-	path := w.storePath()
+	path := workspace.LedgerPath(g.options(cwd), s)
 	if path == "" {
 		return nil, configErrf("cannot find the ledger: set --db, $DEPUTY_DB or HOME")
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	st, err := w.openStore(cmd.Context())
+	st, err := store.Open(cmd.Context(), path)
 	if err != nil {
-		return nil, failed(err)
+		return nil, failed(fmt.Errorf("opening the ledger: %w", err))
 	}
 	return st, nil
 }

@@ -85,12 +85,12 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	}
 	if f, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		// A person is at the terminal: ask_user can reach them.
-		w.askUser = (&lineReader{in: bufio.NewReader(f), out: cmd.ErrOrStderr()}).ask
+		w.AskUser = (&lineReader{in: bufio.NewReader(f), out: cmd.ErrOrStderr()}).ask
 	}
 	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" {
 		return configErrf("no task: give it after the agent's name, or pipe it on stdin")
 	}
-	workdir := a.ResolveWorkdir(w.cwd)
+	workdir := a.ResolveWorkdir(w.Dir)
 	if f.workdir != "" {
 		workdir, _ = filepath.Abs(f.workdir)
 	}
@@ -105,7 +105,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session}
 
 	if f.dryRun {
-		p, err := w.engine(nil).Prepare(req)
+		p, err := w.Engine(nil).Prepare(req)
 		if err != nil {
 			return configErr(err)
 		}
@@ -114,7 +114,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	ledger, err := w.openStore(ctx)
+	ledger, err := w.OpenLedger(ctx)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	env := w.engine(ledger, listeners...).Run(ctx, req)
+	env := w.Engine(ledger, listeners...).Run(ctx, req)
 	if f.session != "" && env.OK() {
 		ex := store.Exchange{RunID: env.RunID, Query: taskWithContext(task, stdinText), Answer: env.Output}
 		if err := ledger.AppendExchange(context.WithoutCancel(ctx), f.session, ex); err != nil {
@@ -186,11 +186,11 @@ func isProviderError(err error) bool {
 
 // withSkill returns a copy of a whose skill is ref (a SKILL.md path or a
 // skill name), or a itself when ref is empty.
-func (w *workspace) withSkill(a *config.Agent, ref string) (*config.Agent, error) {
+func (w *cliWorkspace) withSkill(a *config.Agent, ref string) (*config.Agent, error) {
 	if ref == "" {
 		return a, nil
 	}
-	sk, err := config.ResolveSkill(ref, w.cwd, config.SkillDirs(w.cwd))
+	sk, err := config.ResolveSkill(ref, w.Dir, config.SkillDirs(w.Dir))
 	if err != nil {
 		return nil, configErr(fmt.Errorf("--skill: %w", err))
 	}

@@ -30,6 +30,9 @@ type Config struct {
 	// IdleTimeout fails a stream silent this long; 0 means each adapter's
 	// default (60s).
 	IdleTimeout time.Duration
+	// Dir is where a scripted model's relative path starts; "" means the
+	// process's working directory.
+	Dir string
 	// Getenv reads environment variables; nil means os.Getenv.
 	Getenv func(string) string
 	// HTTPClient, when set, sends every provider's requests (tests point it

@@ -128,11 +128,14 @@ func (r *Registry) Provider(ref llm.ModelRef) (llm.Provider, error) {
 		if ref.Model == "" {
 			return nil, fmt.Errorf("model %q: a scripted model needs a path: script/<path-to-script.yaml>", ref.String())
 		}
-		abs, err := filepath.Abs(ref.Model)
+		scriptPath = ref.Model
+		if r.cfg.Dir != "" && !filepath.IsAbs(scriptPath) {
+			scriptPath = filepath.Join(r.cfg.Dir, scriptPath)
+		}
+		abs, err := filepath.Abs(scriptPath)
 		if err != nil {
 			return nil, fmt.Errorf("model %q: %w", ref.String(), err)
 		}
-		scriptPath = ref.Model
 		key = Script + ":" + abs
 	}
 

@@ -1,0 +1,96 @@
+// Package ledger is the vocabulary of deputy's ledger: the records of runs,
+// their messages, telemetry events and session exchanges, and the ids that
+// name them. It stores nothing. The delegation engine records through an
+// interface over these types (delegate.Ledger), and package store keeps
+// them in SQLite; a program that needs no ledger imports this package
+// without linking a database.
+package ledger
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kinds of run: how a run came to be.
+const (
+	KindRoot      = "root"       // started by the user
+	KindCallAgent = "call_agent" // a named agent called by call_agent
+	KindSubagent  = "subagent"   // an ad-hoc child made by the subagent tool
+	KindSubquery  = "subquery"   // an llm_query or [llm_tool_*] call
+)
+
+// Statuses a run can have. A ledger records whatever status it is given; these are
+// the ones deputy's engine sets. Package store adds StatusInterrupted, for runs whose
+// process died.
+const (
+	StatusRunning         = "running"
+	StatusOK              = "ok"
+	StatusError           = "error"
+	StatusTimeout         = "timeout"
+	StatusCancelled       = "cancelled"
+	StatusBudgetExhausted = "budget_exhausted"
+	StatusMaxTurns        = "max_turns"
+)
+
+// Run is one agent run, the root of a tree or a child in it.
+type Run struct {
+	ID       string // a ULID; CreateRun makes one when empty
+	ParentID string // empty for a root run
+	RootID   string // the tree's root; CreateRun fills it in when empty
+	Agent    string // agent name, or the subagent's label
+	Kind     string // KindRoot, KindCallAgent, KindSubagent or KindSubquery
+	Depth    int    // 0 for the root
+	Model    string
+	Status   string
+	Error    string
+
+	StartedAt  time.Time
+	FinishedAt time.Time // zero while running
+
+	// Usage of this run's own model calls, and of its whole subtree (itself included).
+	InputTokens, OutputTokens         int64
+	TreeInputTokens, TreeOutputTokens int64
+
+	Turns     int
+	Task      string
+	Output    string
+	SessionID string // the session the run belongs to, if any
+}
+
+// Message is one entry of a run's conversation.
+type Message struct {
+	RunID string
+	// Seq orders the run's messages. Zero asks the store for the next number (one
+	// more than the run's highest, starting at 1), written back into the Message.
+	Seq     int
+	Role    string // "user", "assistant" or "tool"
+	Content string
+	// ToolCalls is the JSON of the tool calls an assistant message asked for.
+	ToolCalls json.RawMessage
+	// ToolCallID, ToolName and IsError describe a tool result.
+	ToolCallID string
+	ToolName   string
+	IsError    bool
+	// Usage of the model call that produced this message (assistant messages).
+	InputTokens, OutputTokens int64
+	CreatedAt                 time.Time // now when zero
+}
+
+// Event is one telemetry event (spawn, complete, error, truncation, ...).
+type Event struct {
+	ID     int64 // assigned by AppendEvent; increases with every event
+	RunID  string
+	RootID string
+	Type   string
+	Fields json.RawMessage // a JSON object of the event's fields
+	At     time.Time       // now when zero
+}
+
+// Exchange is one query to a session and the final answer to it.
+type Exchange struct {
+	Seq    int    // position in the session, from 1; set by the store
+	RunID  string // the run that answered, if any
+	Query  string
+	Answer string
+	At     time.Time // now when zero
+}

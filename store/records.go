@@ -1,0 +1,31 @@
+package store
+
+import "github.com/deputyhq/deputy/ledger"
+
+// The records the store keeps are defined in package ledger, which links no
+// database; these aliases keep the store's own names for them.
+type (
+	Run      = ledger.Run
+	Message  = ledger.Message
+	Event    = ledger.Event
+	Exchange = ledger.Exchange
+)
+
+// Kinds of run and the statuses deputy records; see package ledger.
+const (
+	KindRoot      = ledger.KindRoot
+	KindCallAgent = ledger.KindCallAgent
+	KindSubagent  = ledger.KindSubagent
+	KindSubquery  = ledger.KindSubquery
+
+	StatusRunning         = ledger.StatusRunning
+	StatusOK              = ledger.StatusOK
+	StatusError           = ledger.StatusError
+	StatusTimeout         = ledger.StatusTimeout
+	StatusCancelled       = ledger.StatusCancelled
+	StatusBudgetExhausted = ledger.StatusBudgetExhausted
+	StatusMaxTurns        = ledger.StatusMaxTurns
+)
+
+// NewID returns a new ULID; see ledger.NewID.
+func NewID() string { return ledger.NewID() }

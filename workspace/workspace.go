@@ -1,0 +1,310 @@
+// Package workspace builds a ready delegation engine from a user's
+// configuration, exactly as the deputy command does: settings files, agent
+// directories, skills, subquery specializations, providers, built-in tools
+// and the ledger. The command itself is built on it, so a program that
+// loads a workspace runs the same agents the same way `deputy run` would.
+//
+//	w, err := workspace.Load(workspace.Options{Dir: dir})
+//	a, warnings, err := w.Agent("reviewer")
+//	ledger, err := w.OpenLedger(ctx) // or nil: record nothing
+//	env := w.Engine(ledger).Run(ctx, delegate.RunRequest{Agent: a, Task: "check the diff", Workdir: dir})
+//
+// Loading reads files only; no provider is contacted until a run starts.
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm/providers"
+	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/telemetry"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
+)
+
+// Options say where a workspace looks. The zero value looks where the
+// deputy command looks when started in the current directory without
+// flags.
+type Options struct {
+	// Dir is the project directory (the command's working directory);
+	// "" means the process's.
+	Dir string
+	// AgentsDirs are extra agent directories, searched before the
+	// project's and the user's (the --agents-dir flag).
+	AgentsDirs []string
+	// Subqueries is one more subqueries.ini, read after the user's and the
+	// project's (the --subqueries flag).
+	Subqueries string
+	// DB is the ledger's path (the --db flag); "" means $DEPUTY_DB, then
+	// config.yaml's store.path, then the data directory.
+	DB string
+	// Logger receives the engine's warnings and, when the settings enable
+	// it, sub-agent telemetry; nil discards them.
+	Logger *slog.Logger
+}
+
+// Workspace is a loaded configuration. Its fields are what was loaded; a
+// program may adjust them before calling Engine.
+type Workspace struct {
+	Dir      string
+	Settings *config.Settings
+	Agents   *config.AgentSet
+	// Diagnostics are the agent files' problems, from loading and linting.
+	// Agent reports the ones that concern the agent asked for.
+	Diagnostics     config.Diagnostics
+	Specializations []config.Specialization
+	Models          *providers.Registry
+	Logger          *slog.Logger
+	// AskUser answers the ask_user tool; nil leaves the tool reporting that
+	// nobody is there to ask. Set it before the first run.
+	AskUser func(ctx context.Context, question string) (string, error)
+
+	opts  Options
+	tools sync.Map // workdir -> *tool.Registry
+}
+
+// Load reads the user's configuration. An error names the file, key or
+// option at fault; problems of single agent files are not errors here but
+// Diagnostics, reported by Agent for the agents that are run.
+func Load(opts Options) (*Workspace, error) {
+	dir, err := projectDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir = dir
+	w := &Workspace{Dir: dir, Logger: opts.Logger, opts: opts}
+	if w.Logger == nil {
+		w.Logger = slog.New(slog.DiscardHandler)
+	}
+	if w.Settings, err = config.LoadSettings(config.SettingsPaths(dir)); err != nil {
+		return nil, err
+	}
+	for _, d := range opts.AgentsDirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--agents-dir %s: not a directory", d)
+		}
+	}
+	if w.Specializations, err = LoadSpecializations(opts); err != nil {
+		return nil, err
+	}
+	var diags config.Diagnostics
+	w.Agents, diags = config.LoadAgents(config.Dirs(dir, opts.AgentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(dir)})
+	w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)
+	w.Models = NewModels(w.Settings, dir)
+	return w, nil
+}
+
+func projectDir(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	return filepath.Abs(dir)
+}
+
+// NewModels returns the provider registry the settings describe: the
+// built-in providers, the custom ones, retries and the stream idle timeout.
+// A scripted model's relative path starts at dir.
+func NewModels(s *config.Settings, dir string) *providers.Registry {
+	idle := s.StreamIdleTimeout
+	if idle == 0 {
+		idle = -1 // stream_idle_timeout: 0 means never; to the adapters 0 means their default
+	}
+	custom := map[string]providers.Custom{}
+	for name, p := range s.Providers {
+		custom[name] = providers.Custom{Type: p.Type, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv}
+	}
+	return providers.NewRegistry(providers.Config{Custom: custom, Retry: s.Retry, IdleTimeout: idle, Dir: dir})
+}
+
+// LintOptions are the checks Load applies to agent files: which providers
+// and tools exist in this workspace.
+func (w *Workspace) LintOptions() config.LintOptions {
+	return config.LintOptions{KnownProvider: w.Settings.KnownProvider, KnownTool: w.KnownTool, Cwd: w.Dir}
+}
+
+// KnownTool says whether an agent's tools entry names something deputy
+// has: a built-in tool or group, a delegation tool or a specialization.
+func (w *Workspace) KnownTool(name string) bool {
+	switch name {
+	case delegate.ToolCallAgent, delegate.ToolSubagent, delegate.ToolLLMQuery:
+		return true
+	}
+	if ReservedToolName(name) {
+		return true
+	}
+	return slices.ContainsFunc(w.Specializations, func(s config.Specialization) bool { return s.ToolName == name })
+}
+
+// ReservedToolName reports whether name belongs to a built-in tool or
+// group, which no specialization may take.
+func ReservedToolName(name string) bool {
+	return name == tool.FileOps || slices.Contains(builtin.Names(), name)
+}
+
+// SpecializationFiles are the subqueries.ini files a workspace reads,
+// lowest precedence first: the user's, the project's, then
+// Options.Subqueries (which must exist).
+func SpecializationFiles(opts Options) ([]string, error) {
+	dir, err := projectDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, p := range []string{filepath.Join(config.ConfigDir(), "subqueries.ini"), filepath.Join(dir, config.ProjectDirName, "subqueries.ini")} {
+		if _, err := os.Stat(p); err == nil {
+			files = append(files, p)
+		}
+	}
+	if f := opts.Subqueries; f != "" {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("--subqueries %s: %w", f, err)
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// LoadSpecializations reads every file of SpecializationFiles; a later
+// file's section replaces an earlier one of the same tool name (the
+// project's over the user's, Options.Subqueries over both).
+func LoadSpecializations(opts Options) ([]config.Specialization, error) {
+	files, err := SpecializationFiles(opts)
+	if err != nil {
+		return nil, err
+	}
+	dir, _ := projectDir(opts.Dir)
+	var out []config.Specialization
+	for _, f := range files {
+		specs, err := config.LoadSpecializations(f, config.SpecOptions{Reserved: ReservedToolName, SkillDirs: config.SkillDirs(dir)})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range specs {
+			out = slices.DeleteFunc(out, func(o config.Specialization) bool { return o.ToolName == s.ToolName })
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Agent returns an agent ready to run: it exists, and neither it nor any
+// agent it can delegate to has an error. The warnings are those of these
+// agents' files, for the caller to show.
+func (w *Workspace) Agent(name string) (*config.Agent, config.Diagnostics, error) {
+	a, ok := w.Agents.Get(name)
+	if !ok {
+		var names []string
+		for _, a := range w.Agents.List() {
+			names = append(names, a.Name)
+		}
+		known := "no agents are defined (see 'deputy agents init')"
+		if len(names) > 0 {
+			known = "known agents: " + strings.Join(names, ", ")
+		}
+		return nil, nil, fmt.Errorf("no agent named %q; %s", name, known)
+	}
+	var relevant config.Diagnostics
+	for _, t := range w.closure(a) {
+		relevant = append(relevant, w.Diagnostics.ForFile(t.Path)...)
+	}
+	relevant = relevant.Sorted()
+	if errs := relevant.Errors(); len(errs) > 0 {
+		return nil, relevant.Warnings(), fmt.Errorf("agent %q cannot run:\n%s", name, errs)
+	}
+	return a, relevant.Warnings(), nil
+}
+
+// closure is a and every agent it can reach through sub_agents.
+func (w *Workspace) closure(a *config.Agent) []*config.Agent {
+	seen := map[string]bool{a.Name: true}
+	out := []*config.Agent{a}
+	for i := 0; i < len(out); i++ {
+		for _, n := range out[i].SubAgents {
+			if c, ok := w.Agents.Get(n); ok && !seen[n] {
+				seen[n] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// LedgerPath is where the ledger lives: Options.DB, $DEPUTY_DB,
+// config.yaml's store.path, or the data directory. It is "" only when
+// none is set and there is no home directory.
+func LedgerPath(opts Options, s *config.Settings) string {
+	if opts.DB != "" {
+		return opts.DB
+	}
+	if p := os.Getenv("DEPUTY_DB"); p != "" {
+		return p
+	}
+	return s.StorePath()
+}
+
+// LedgerPath is the workspace's ledger path (see the function LedgerPath).
+func (w *Workspace) LedgerPath() string { return LedgerPath(w.opts, w.Settings) }
+
+// OpenLedger opens (creating it if needed) the SQLite ledger at
+// LedgerPath. The caller closes it after its runs.
+func (w *Workspace) OpenLedger(ctx context.Context) (*store.Store, error) {
+	st, err := store.Open(ctx, w.LedgerPath())
+	if err != nil {
+		return nil, fmt.Errorf("opening the ledger: %w", err)
+	}
+	return st, nil
+}
+
+// Tools returns the built-in tools confined to workdir, built once per
+// workdir. It is the engine's Tools function.
+func (w *Workspace) Tools(workdir string) *tool.Registry {
+	if r, ok := w.tools.Load(workdir); ok {
+		return r.(*tool.Registry)
+	}
+	r := builtin.New(builtin.Options{Workdir: workdir, AskUser: w.AskUser, FetchAllowHosts: w.Settings.Fetch.AllowHosts})
+	actual, _ := w.tools.LoadOrStore(workdir, r)
+	return actual.(*tool.Registry)
+}
+
+// Engine builds the delegation engine the settings describe. ledger may be
+// nil (record nothing); listeners receive the engine's events after the
+// telemetry logger.
+func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listener) *delegate.Engine {
+	if st, ok := ledger.(*store.Store); ok && st == nil {
+		ledger = nil // a nil *store.Store is no ledger, not a broken one
+	}
+	s := w.Settings
+	sub := s.Agent.Subagent
+	listeners = append([]delegate.Listener{telemetry.Listener(w.Logger, sub.TelemetryEnabled)}, listeners...)
+	return &delegate.Engine{
+		Agents:    w.Agents,
+		Models:    w.Models,
+		Tools:     w.Tools,
+		Ledger:    ledger,
+		Listeners: listeners,
+		Logger:    w.Logger,
+		Options: delegate.Options{
+			Concurrency:  s.Concurrency,
+			MaxTurns:     s.MaxTurns,
+			DefaultModel: s.DefaultModel,
+			Subagent: delegate.SubagentOptions{MaxDepth: sub.MaxDepth, DefaultMaxTurns: sub.DefaultMaxTurns,
+				OutputMaxSize: sub.OutputMaxSize, Persist: sub.PersistenceEnabled, Model: s.SubagentModel()},
+			Quotas: delegate.Quotas{MaxExecutions: sub.MaxExecutions, MaxTotalTokens: sub.MaxTotalTokens,
+				MaxTotalTime: sub.MaxTotalTime},
+			Specializations: w.Specializations,
+			DefaultTools:    builtin.DefaultToolNames(),
+		},
+	}
+}
+
+// The SQLite store is one implementation of the engine's ledger.
+var _ delegate.Ledger = (*store.Store)(nil)
