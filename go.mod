@@ -16,7 +16,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.60.0
 	google.golang.org/genai v1.77.0
-	gopkg.in/ini.v1 v1.67.3
 	modernc.org/sqlite v1.60.1
 )
 

@@ -3,10 +3,10 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"gopkg.in/ini.v1"
 )
 
 // addFileSeeds adds the files matching pattern as seeds.
@@ -91,6 +91,9 @@ var (
 		"[llm_tool_x]\nsystem_prompt_patch = \"\"\"a\n[llm_tool_x]\n\"\"\"\nsession_id = s\nskill = nope\n",
 		"k = v\n[other]\n- = a\n[llm_tool_a.b]\n" + goodSection,
 		"[llm_tool_x\n",
+		"[llm_tool.x] # old spelling\nsystem_prompt_patch = \"quoted # kept\" ; cut\nsession_id = ${SESSION}_$USER\nskill = code_reviewer ; a comment\n",
+		"[LLM_TOOL_x]\n[ llm_tool_y ]\n[llm-tool-z]\nsystem_prompt_patch = `unclosed # kept\nsession_id = '$NOT expanded'\n",
+		"[llm_tool_x]\nsystem_prompt_patch = a $ b ${ c} ${1} $$ $\nno equals here\n",
 	}
 )
 
@@ -167,34 +170,22 @@ func FuzzParseSpecializations(f *testing.F) {
 		if (err == nil) != (again == nil) || (err != nil && err.Error() != again.Error()) {
 			t.Fatalf("not deterministic: %v / %v", err, again)
 		}
-		// The line scanner agrees with ini.v1 on where sections are and on
-		// whether the file parses at all.
-		secs, errLine := iniScan(string(data))
-		if parsed, iniErr := ini.LoadSources(iniLoadOptions, data); iniErr != nil {
-			if errLine == 0 {
-				t.Errorf("ini.v1 fails (%v) but the scanner found no error line", iniErr)
-			}
-		} else if errLine != 0 || len(parsed.Sections())-1 != len(secs) {
-			t.Errorf("scanner: %d sections, error line %d; ini.v1: %d sections", len(secs), errLine, len(parsed.Sections())-1)
-		} else {
-			for i, sec := range parsed.Sections()[1:] {
-				if sec.Name() != secs[i].name {
-					t.Errorf("section %d: scanner %q, ini.v1 %q", i, secs[i].name, sec.Name())
-				}
-				if len(sec.Keys()) > len(secs[i].keys) {
-					t.Errorf("section %q: scanner found %d keys, ini.v1 %d", sec.Name(), len(secs[i].keys), len(sec.Keys()))
-				}
-			}
-		}
-		// A duplicated [llm_tool_*] header is always rejected.
-		if errLine == 0 {
+		// The INI reader keeps every value on its line, so no value holds
+		// a newline, and a duplicated specialization is always rejected.
+		secs, _, bad := parseINI(string(data))
+		if bad == nil {
 			seen := map[string]bool{}
 			for _, s := range secs {
-				if len(s.name) >= len(SpecSectionPrefix) && s.name[:len(SpecSectionPrefix)] == SpecSectionPrefix {
-					if seen[s.name] && err == nil {
+				for _, k := range s.keys {
+					if strings.ContainsAny(k.value, "\n") {
+						t.Fatalf("value %q runs over a line", k.value)
+					}
+				}
+				if tool, ok := specToolName(s.name); ok {
+					if seen[tool] && err == nil {
 						t.Fatalf("duplicate section %q accepted", s.name)
 					}
-					seen[s.name] = true
+					seen[tool] = true
 				}
 			}
 		}

@@ -3,11 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"gopkg.in/ini.v1"
 )
 
 // SpecSectionPrefix starts the name of every INI section that defines an
@@ -42,6 +41,11 @@ type SpecOptions struct {
 	// SkillDirs are searched for skills by name (see ResolveSkill); a
 	// skill path is first taken relative to the INI file.
 	SkillDirs []string
+	// LookupEnv expands ${VAR} and $VAR in values; nil means os.LookupEnv.
+	LookupEnv func(name string) (string, bool)
+	// Warn receives each warning (a near-miss section name, an unset
+	// variable); nil drops them.
+	Warn func(Diagnostic)
 }
 
 // alwaysReserved are the tools deputy itself defines around delegation.
@@ -51,17 +55,6 @@ var specKeys = map[string]bool{"system_prompt_patch": true, "session_id": true, 
 
 // The required keys, in the order they are reported when missing.
 var specRequired = []string{"system_prompt_patch", "session_id", "skill"}
-
-// iniLoadOptions keep values whole: a '#' or ';' inside a value is text, a
-// trailing '\' is text, '=' is the only delimiter, and repeated sections
-// stay apart (ini.v1 would merge them) so that duplicates can be reported.
-var iniLoadOptions = ini.LoadOptions{
-	IgnoreInlineComment:    true,
-	IgnoreContinuation:     true,
-	AllowShadows:           false,
-	AllowNonUniqueSections: true,
-	KeyValueDelimiters:     "=",
-}
 
 // LoadSpecializations reads the [llm_tool_*] sections of the INI file at
 // path. See ParseSpecializations.
@@ -73,26 +66,45 @@ func LoadSpecializations(path string, opts SpecOptions) ([]Specialization, error
 	return ParseSpecializations(data, path, opts)
 }
 
-// ParseSpecializations reads the [llm_tool_*] sections of an INI document;
-// other sections are ignored, since other configuration may share the
-// file. file names the document in messages and is the base of relative
-// skill paths. Every problem is collected: the error is then a
+// specToolName returns the tool a section registers: "<name>" for
+// [llm_tool_<name>] and for std::slop's earlier spelling [llm_tool.<name>].
+func specToolName(section string) (string, bool) {
+	if t, ok := strings.CutPrefix(section, SpecSectionPrefix); ok {
+		return t, true
+	}
+	return strings.CutPrefix(section, specSectionPrefixDot)
+}
+
+// specSectionPrefixDot is std::slop's earlier spelling of SpecSectionPrefix.
+const specSectionPrefixDot = "llm_tool."
+
+// nearMissSpec reports whether a section that registers nothing looks
+// meant to: another case, blanks around the name, or '-' for '_'.
+func nearMissSpec(section string) bool {
+	n := strings.ToLower(strings.TrimSpace(section))
+	n = strings.ReplaceAll(n, "-", "_")
+	return strings.HasPrefix(n, SpecSectionPrefix) || strings.HasPrefix(n, specSectionPrefixDot)
+}
+
+// ParseSpecializations reads the [llm_tool_*] sections (and std::slop's
+// earlier [llm_tool.*]) of an INI document, read by std::slop's rules (see
+// ini.go); other sections are ignored, since other configuration may share
+// the file. file names the document in messages and is the base of
+// relative skill paths. Every problem is collected: the error is then a
 // *ValidationError listing each on its own line as
 // "FILE:LINE: [section]: problem", and no specializations are returned.
+// Warnings (near-miss section names, unset variables) go to opts.Warn.
 // The same input always gives the same result.
 func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Specialization, error) {
 	sink := &diagSink{file: file}
-	scanned, errLine := iniScan(string(data))
-	f, err := ini.LoadSources(iniLoadOptions, data)
-	if err != nil {
-		sink.errorf(errLine, "", "invalid INI: %s", strings.TrimSpace(err.Error()))
+	sections, strays, bad := parseINI(string(data))
+	if bad != nil {
+		sink.errorf(bad.line, "", "invalid INI: %s", bad.msg)
 		return nil, sink.diags.Err()
 	}
-	// ini.v1 lists its implicit DEFAULT section first, then every header
-	// in file order, as iniScan does.
-	sections := f.Sections()[1:]
-	if len(sections) != len(scanned) {
-		scanned = nil // cannot happen by construction; lines are then unknown
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
 	}
 
 	baseDir := ""
@@ -100,41 +112,50 @@ func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Special
 		baseDir = filepath.Dir(file)
 	}
 	var out []Specialization
-	firstLine := map[string]int{}
-	for i, sec := range sections {
-		var sc iniSection
-		if scanned != nil {
-			sc = scanned[i]
-		}
-		name := sec.Name()
-		if !strings.HasPrefix(name, SpecSectionPrefix) {
-			continue
-		}
-		label := "[" + name + "]: "
-		if first, dup := firstLine[name]; dup {
-			if first > 0 {
-				sink.errorf(sc.line, "", "%sduplicate section (first defined at line %d)", label, first)
-			} else {
-				sink.errorf(sc.line, "", "%sduplicate section", label)
+	firstLine := map[string]int{} // tool name -> line of its first section
+	for i, sc := range sections {
+		label := "[" + sc.name + "]: "
+		tool, ok := specToolName(sc.name)
+		if !ok {
+			if nearMissSpec(sc.name) {
+				sink.warnf(sc.line, "", "%slooks like a specialization but is not one (section names are exact: write [%s%s]); ignored",
+					label, SpecSectionPrefix, strings.TrimSpace(sc.name)[len(SpecSectionPrefix):])
 			}
 			continue
 		}
-		firstLine[name] = sc.line
-		sp, ok := parseSpecSection(sink, sec, sc, label, baseDir, opts)
+		for _, st := range strays {
+			switch {
+			case st.section != i:
+			case st.line == sc.line:
+				sink.warnf(st.line, "", "%stext after the section header is ignored", label)
+			default:
+				sink.errorf(st.line, "", "%sline is not \"key = value\" (a value ends at the end of its line): %s", label, clipText(st.text, 60))
+			}
+		}
+		if first, dup := firstLine[tool]; dup {
+			sink.errorf(sc.line, "", "%sduplicate section (first defined at line %d)", label, first)
+			continue
+		}
+		firstLine[tool] = sc.line
+		sp, ok := parseSpecSection(sink, sc, tool, label, baseDir, opts, lookup)
 		if ok {
 			out = append(out, sp)
 		}
 	}
-	if err := sink.diags.Sorted().Err(); err != nil {
+	diags := sink.diags.Sorted()
+	if opts.Warn != nil {
+		for _, d := range diags.Warnings() {
+			opts.Warn(d)
+		}
+	}
+	if err := diags.Err(); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func parseSpecSection(sink *diagSink, sec *ini.Section, sc iniSection, label, baseDir string, opts SpecOptions) (Specialization, bool) {
-	before := len(sink.diags)
-	name := sec.Name()
-	tool := strings.TrimPrefix(name, SpecSectionPrefix)
+func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string, opts SpecOptions, lookup func(string) (string, bool)) (Specialization, bool) {
+	before := len(sink.diags.Errors())
 	switch {
 	case tool == "":
 		sink.errorf(sc.line, "", "%sempty tool name", label)
@@ -144,38 +165,41 @@ func parseSpecSection(sink *diagSink, sec *ini.Section, sc iniSection, label, ba
 		sink.errorf(sc.line, "", "%stool name %q collides with a built-in tool", label, tool)
 	}
 
-	keyLine := func(k string) int {
-		for _, key := range sc.keys {
-			if key.name == k {
-				return key.line
-			}
-		}
-		return 0
-	}
-	seen := map[string]int{}
+	keys := map[string]iniKey{}
 	for _, key := range sc.keys {
-		if first, dup := seen[key.name]; dup && specKeys[key.name] {
-			sink.errorf(key.line, "", "%sduplicate key %q (first defined at line %d)", label, key.name, first)
-		} else if !dup {
-			seen[key.name] = key.line
+		if first, dup := keys[key.name]; dup {
+			if specKeys[key.name] {
+				sink.errorf(key.line, "", "%sduplicate key %q (first defined at line %d)", label, key.name, first.line)
+			}
+			continue
+		}
+		keys[key.name] = key
+		if !specKeys[key.name] {
+			sink.errorf(key.line, "", "%sunknown key %q", label, key.name)
 		}
 	}
-	for _, k := range sec.Keys() {
-		if !specKeys[k.Name()] {
-			sink.errorf(keyLine(k.Name()), "", "%sunknown key %q", label, k.Name())
+	value := func(k string) string {
+		key := keys[k]
+		if key.literal {
+			return key.value
 		}
+		v, unset := expandINIValue(key.value, lookup)
+		for _, name := range unset {
+			sink.warnf(key.line, "", "%s%s: $%s is not set; it expands to nothing", label, k, name)
+		}
+		return v
 	}
 
-	sp := Specialization{ToolName: tool, Section: name, Line: sc.line}
+	sp := Specialization{ToolName: tool, Section: sc.name, Line: sc.line}
 	values := map[string]string{}
 	for _, k := range specRequired {
-		if !ownKey(sec, k) {
+		if _, ok := keys[k]; !ok {
 			sink.errorf(sc.line, "", "%smissing required key %q", label, k)
 			continue
 		}
-		v := strings.TrimSpace(sec.Key(k).Value())
+		v := strings.TrimSpace(value(k))
 		if v == "" {
-			sink.errorf(keyLine(k), "", "%skey %q must not be empty", label, k)
+			sink.errorf(keys[k].line, "", "%skey %q must not be empty", label, k)
 			continue
 		}
 		values[k] = v
@@ -184,11 +208,11 @@ func parseSpecSection(sink *diagSink, sec *ini.Section, sc iniSection, label, ba
 	sp.SessionID = values["session_id"]
 	sp.SkillName = values["skill"]
 
-	if ownKey(sec, "context_window") {
-		raw := sec.Key("context_window").Value()
+	if key, ok := keys["context_window"]; ok {
+		raw := value("context_window")
 		n, err := strconv.Atoi(strings.TrimSpace(raw))
 		if err != nil || n < 0 {
-			sink.errorf(keyLine("context_window"), "", "%scontext_window must be a non-negative integer, got %q", label, raw)
+			sink.errorf(key.line, "", "%scontext_window must be a non-negative integer, got %q", label, raw)
 		} else {
 			sp.ContextWindow = n
 		}
@@ -199,25 +223,14 @@ func parseSpecSection(sink *diagSink, sec *ini.Section, sc iniSection, label, ba
 		var nf *SkillNotFoundError
 		switch {
 		case errors.As(err, &nf):
-			sink.errorf(keyLine("skill"), "", "%s%s", label, nf.Error())
+			sink.errorf(keys["skill"].line, "", "%s%s", label, nf.Error())
 		case err != nil:
-			sink.errorf(keyLine("skill"), "", "%sskill %q: %s", label, sp.SkillName, err.Error())
+			sink.errorf(keys["skill"].line, "", "%sskill %q: %s", label, sp.SkillName, err.Error())
 		default:
 			sp.Skill = s
 		}
 	}
-	return sp, len(sink.diags) == before
-}
-
-// ownKey reports whether key is written in sec itself; ini.v1's HasKey
-// also looks in parent sections ([a] for [a.b]).
-func ownKey(sec *ini.Section, key string) bool {
-	for _, k := range sec.KeyStrings() {
-		if k == key {
-			return true
-		}
-	}
-	return false
+	return sp, len(sink.diags.Errors()) == before
 }
 
 // validToolName: what every provider accepts as a function name.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestLoadSpecializationsExample(t *testing.T) {
 			SkillName:         "code_reviewer",
 			ContextWindow:     8,
 			Section:           "llm_tool_code_review_llm",
-			Line:              21,
+			Line:              22,
 		},
 		{
 			ToolName:          "explorer_llm",
@@ -39,7 +40,7 @@ func TestLoadSpecializationsExample(t *testing.T) {
 			SkillName:         "data_explorer",
 			ContextWindow:     20,
 			Section:           "llm_tool_explorer_llm",
-			Line:              27,
+			Line:              28,
 		},
 	}
 	if d := cmp.Diff(want, specs, cmpopts.IgnoreFields(Specialization{}, "Skill")); d != "" {
@@ -58,14 +59,13 @@ func TestParseSpecializationsValues(t *testing.T) {
 port = 8080
 
 [llm_tool_x]
-system_prompt_patch = Use C# ; keep "quotes" and trailing \
+system_prompt_patch = Use C#; keep "quotes" and trailing \ ; not this
 session_id = s1
 skill = testdata/skills/code_reviewer
 ; context_window absent: 0
 
 [llm_tool_y]
-system_prompt_patch = """Two
-lines"""
+system_prompt_patch = "Two; # lines"
 session_id = s2
 skill = ./testdata/skills/data_explorer/SKILL.md
 context_window = 0
@@ -75,13 +75,13 @@ context_window = 0
 		t.Fatal(err)
 	}
 	if len(specs) != 2 {
-		t.Fatalf("got %d specializations, want 2", len(specs))
+		t.Fatalf("got %d specializations, want 2: %+v", len(specs), specs)
 	}
 	x, y := specs[0], specs[1]
-	if x.SystemPromptPatch != `Use C# ; keep "quotes" and trailing \` || x.ContextWindow != 0 || x.Line != 5 || x.Skill == nil {
+	if x.SystemPromptPatch != `Use C#; keep "quotes" and trailing \` || x.ContextWindow != 0 || x.Line != 5 || x.Skill == nil {
 		t.Errorf("x = %+v", x)
 	}
-	if y.SystemPromptPatch != "Two\nlines" || y.SessionID != "s2" || y.Line != 11 || y.Skill == nil || y.Skill.Name != "data_explorer" {
+	if y.SystemPromptPatch != "Two; # lines" || y.SessionID != "s2" || y.Line != 11 || y.Skill == nil || y.Skill.Name != "data_explorer" {
 		t.Errorf("y = %+v", y)
 	}
 }
@@ -126,7 +126,7 @@ func TestParseSpecializationsMessages(t *testing.T) {
 		}},
 		{"unknown key", "[llm_tool_x]\n" + goodSection + "foo = 1\n", []string{`f.ini:5: [llm_tool_x]: unknown key "foo"`}},
 		{"duplicate key", "[llm_tool_x]\n" + goodSection + "session_id = t\n", []string{`f.ini:5: [llm_tool_x]: duplicate key "session_id" (first defined at line 3)`}},
-		{"syntax error", "[llm_tool_x]\n" + goodSection + "no delimiter here\n", []string{`f.ini:5: invalid INI: key-value delimiter not found: no delimiter here`}},
+		{"line without a value", "[llm_tool_x]\n" + goodSection + "no delimiter here\n", []string{`f.ini:5: [llm_tool_x]: line is not "key = value" (a value ends at the end of its line): no delimiter here`}},
 		{"unclosed section", "[llm_tool_x\n", []string{"f.ini:1: invalid INI: unclosed section: [llm_tool_x"}},
 		{"every problem collected", "[llm_tool_llm_query]\n" + goodSection + "[llm_tool_a]\nskill = nope\ncontext_window = x\nextra = 1\n[llm_tool_]\n" + goodSection, []string{
 			`f.ini:1: [llm_tool_llm_query]: tool name "llm_query" collides with a built-in tool`,
@@ -185,22 +185,121 @@ func TestLoadSpecializationsMissingFile(t *testing.T) {
 	}
 }
 
-func TestIniScan(t *testing.T) {
-	src := "\ufeffk = v\n[a]\n  x = 1\n\"q k\" = 2\n- = auto\n- = auto\nm = `multi\n[not a section]\n`\n[b]\n- = again\n"
-	secs, errLine := iniScan(src)
-	want := []iniSection{
-		{name: "a", line: 2, keys: []iniKey{{"x", 3}, {"q k", 4}, {"#1", 5}, {"#2", 6}, {"m", 7}}},
-		{name: "b", line: 10, keys: []iniKey{{"#1", 11}}},
+// The INI reading rules of std::slop's ParseIni, one case each.
+func TestParseINI(t *testing.T) {
+	src := "\ufeffk = v\n[a] ; comment\n  x = 1   # note\ny = Use C#; be brief\nz = \"a # b\" ; c\nw = 'lit $X' # c\nq = \"open # kept ; too\nb = `tick`\n; full comment\n# another\nstray line\n[b]\ne =\n"
+	secs, strays, bad := parseINI(src)
+	if bad != nil {
+		t.Fatalf("error %+v", bad)
 	}
-	if errLine != 0 {
-		t.Errorf("errLine = %d", errLine)
+	want := []iniSection{
+		{name: "a", line: 2, keys: []iniKey{
+			{name: "x", value: "1", line: 3},
+			{name: "y", value: "Use C#; be brief", line: 4},
+			{name: "z", value: "a # b", line: 5},
+			{name: "w", value: "lit $X", literal: true, line: 6},
+			{name: "q", value: "\"open # kept ; too", line: 7},
+			{name: "b", value: "tick", line: 8},
+		}},
+		{name: "b", line: 12, keys: []iniKey{{name: "e", value: "", line: 13}}},
 	}
 	if d := cmp.Diff(want, secs, cmp.AllowUnexported(iniSection{}, iniKey{})); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	for src, line := range map[string]int{"[a]\nx\n": 2, "[]\n": 1, "[a\n": 1, "a = \"\"\"x\n": 1, "= v\n": 1} {
-		if _, got := iniScan(src); got != line {
-			t.Errorf("iniScan(%q) error line = %d, want %d", src, got, line)
+	if d := cmp.Diff([]iniStray{{section: 0, line: 11, text: "stray line"}}, strays, cmp.AllowUnexported(iniStray{})); d != "" {
+		t.Errorf("strays (-want +got):\n%s", d)
+	}
+	if _, _, bad := parseINI("x\n[a\n"); bad == nil || bad.line != 2 {
+		t.Errorf("unclosed header: %+v", bad)
+	}
+}
+
+func TestExpandINIValue(t *testing.T) {
+	env := map[string]string{"HOME": "/h", "A_1": "x", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	for in, want := range map[string]string{
+		"${HOME}/p":      "/h/p",
+		"$HOME/p":        "/h/p",
+		"$A_1$A_1":       "xx",
+		"${A_1}b":        "xb",
+		"$A_1b":          "",
+		"cost $5 or $":   "cost $5 or $",
+		"${1} ${ x} ${":  "${1} ${ x} ${",
+		"$EMPTY.":        ".",
+		"no dollars":     "no dollars",
+		"$$HOME":         "$/h",
+		"unset ${NOPE}!": "unset !",
+	} {
+		if got, _ := expandINIValue(in, lookup); got != want {
+			t.Errorf("expand(%q) = %q, want %q", in, got, want)
 		}
+	}
+	if _, unset := expandINIValue("$NOPE ${ALSO} $HOME", lookup); !slices.Equal(unset, []string{"NOPE", "ALSO"}) {
+		t.Errorf("unset = %v", unset)
+	}
+}
+
+// A std::slop file as its users write them: comments at line ends, ${VAR},
+// the earlier [llm_tool.name] spelling, and near-miss names that warn.
+func TestParseSpecializationsStdSlop(t *testing.T) {
+	src := `# std::slop configuration
+[general]
+model = gemini-2.5-flash ; not ours
+
+[llm_tool.review_llm]   # earlier spelling
+system_prompt_patch = You review ${LANG_NAME} code; cite lines.  # why: terse
+session_id = $PROJECT-review ; per project
+skill = code_reviewer
+
+[LLM_TOOL_loud]
+system_prompt_patch = p
+[ llm_tool_padded ]
+[llm_tool_quoted]
+system_prompt_patch = "Keep # and ; here" # but not this
+session_id = '${LITERAL}'
+skill = testdata/skills/data_explorer
+context_window = 4 ; four
+`
+	env := map[string]string{"LANG_NAME": "Go", "PROJECT": "deputy"}
+	var warnings []string
+	opts := testSpecOptions
+	opts.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	opts.Warn = func(d Diagnostic) { warnings = append(warnings, d.String()) }
+	specs, err := ParseSpecializations([]byte(src), "slop.ini", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Specialization{}
+	for _, s := range specs {
+		got[s.ToolName] = s
+	}
+	r, q := got["review_llm"], got["quoted"]
+	if len(specs) != 2 || r.SystemPromptPatch != "You review Go code; cite lines." || r.SessionID != "deputy-review" || r.Section != "llm_tool.review_llm" {
+		t.Errorf("review_llm = %+v (of %d)", r, len(specs))
+	}
+	if q.SystemPromptPatch != "Keep # and ; here" || q.SessionID != "${LITERAL}" || q.ContextWindow != 4 {
+		t.Errorf("quoted = %+v", q)
+	}
+	want := []string{
+		"slop.ini:10: [LLM_TOOL_loud]: looks like a specialization but is not one (section names are exact: write [llm_tool_loud]); ignored",
+		"slop.ini:12: [ llm_tool_padded ]: looks like a specialization but is not one (section names are exact: write [llm_tool_padded]); ignored",
+	}
+	if d := cmp.Diff(want, warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+
+	// Both spellings of one tool are one tool, defined twice.
+	_, err = ParseSpecializations([]byte("[llm_tool_x]\n"+goodSection+"[llm_tool.x]\n"+goodSection), "f.ini", testSpecOptions)
+	if err == nil || err.Error() != "f.ini:5: [llm_tool.x]: duplicate section (first defined at line 1)" {
+		t.Errorf("err = %v", err)
+	}
+	// An unset variable warns and expands to nothing.
+	warnings = nil
+	opts.LookupEnv = func(string) (string, bool) { return "", false }
+	if _, err := ParseSpecializations([]byte("[llm_tool_x]\nsystem_prompt_patch = p $NOPE\nsession_id = s\nskill = code_reviewer\n"), "f.ini", opts); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"f.ini:2: [llm_tool_x]: system_prompt_patch: $NOPE is not set; it expands to nothing"}, warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
 	}
 }

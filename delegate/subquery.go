@@ -213,10 +213,18 @@ func (s *memSessions) append(id string, ex ledger.Exchange) {
 	s.m[id] = append(s.m[id], ex)
 }
 
+// maxSpecDescription caps the part of a specialization's tool description
+// taken from its prompt patch. The description is sent with every model
+// call of the parent; the whole patch reaches the subquery's system prompt
+// anyway.
+const maxSpecDescription = 200
+
+// firstSentence is the patch's first sentence (or line), at most
+// maxSpecDescription bytes.
 func firstSentence(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexAny(s, ".\n"); i >= 0 {
-		return strings.TrimSpace(s[:i+1])
+		s = strings.TrimSpace(s[:i+1])
 	}
-	return s
+	return llm.ClipMessage(s, maxSpecDescription)
 }

@@ -138,3 +138,30 @@ func TestLLMQueryOnlyAtTheRootAndWhenNamed(t *testing.T) {
 		t.Error("guidance without specialization tools")
 	}
 }
+
+// A specialization named in an agent's tools is offered to it (std::slop
+// users list them so), and its description is capped while the whole patch
+// still reaches the subquery.
+func TestSpecializationNamedInToolsAndDescriptionCap(t *testing.T) {
+	root := agentDef("root", "ROOT")
+	root.Tools = []string{"read_file", "code_review_llm"}
+	h := newHarness(t, queryScript, root)
+	long := specs()
+	long[0].SystemPromptPatch = strings.Repeat("word ", 300) + "END OF PATCH"
+	h.engine.Specializations = long
+	if env := h.run(root, "review this"); !env.OK() {
+		t.Fatalf("%+v", env)
+	}
+	req := h.prov.requests("ROOT")[0]
+	if got := toolNames(req); !slices.Equal(got, []string{"read_file", "code_review_llm"}) {
+		t.Errorf("tools %v", got)
+	}
+	for _, tl := range req.Tools {
+		if tl.Name == "code_review_llm" && (len(tl.Description) > 600 || strings.Contains(tl.Description, "END OF PATCH") || !strings.Contains(tl.Description, "…")) {
+			t.Errorf("description not capped (%d bytes): %s", len(tl.Description), tl.Description)
+		}
+	}
+	if sub := h.prov.requests("You are answering")[0]; !strings.Contains(sub.System, "END OF PATCH") {
+		t.Error("the subquery lost the end of its patch")
+	}
+}

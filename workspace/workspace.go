@@ -60,7 +60,11 @@ type Workspace struct {
 	Agents   *config.AgentSet
 	// Diagnostics are the agent files' problems, from loading and linting.
 	// Agent reports the ones that concern the agent asked for.
-	Diagnostics     config.Diagnostics
+	Diagnostics config.Diagnostics
+	// Warnings are the other configuration files' warnings (a near-miss
+	// section name in subqueries.ini, an unset variable), for the caller to
+	// show once.
+	Warnings        config.Diagnostics
 	Specializations []config.Specialization
 	Models          *providers.Registry
 	Logger          *slog.Logger
@@ -93,7 +97,7 @@ func Load(opts Options) (*Workspace, error) {
 			return nil, fmt.Errorf("--agents-dir %s: not a directory", d)
 		}
 	}
-	if w.Specializations, err = LoadSpecializations(opts); err != nil {
+	if w.Specializations, err = loadSpecializations(opts, func(d config.Diagnostic) { w.Warnings = append(w.Warnings, d) }); err != nil {
 		return nil, err
 	}
 	var diags config.Diagnostics
@@ -177,6 +181,10 @@ func SpecializationFiles(opts Options) ([]string, error) {
 // file's section replaces an earlier one of the same tool name (the
 // project's over the user's, Options.Subqueries over both).
 func LoadSpecializations(opts Options) ([]config.Specialization, error) {
+	return loadSpecializations(opts, nil)
+}
+
+func loadSpecializations(opts Options, warn func(config.Diagnostic)) ([]config.Specialization, error) {
 	files, err := SpecializationFiles(opts)
 	if err != nil {
 		return nil, err
@@ -184,7 +192,7 @@ func LoadSpecializations(opts Options) ([]config.Specialization, error) {
 	dir, _ := projectDir(opts.Dir)
 	var out []config.Specialization
 	for _, f := range files {
-		specs, err := config.LoadSpecializations(f, config.SpecOptions{Reserved: ReservedToolName, SkillDirs: config.SkillDirs(dir)})
+		specs, err := config.LoadSpecializations(f, config.SpecOptions{Reserved: ReservedToolName, SkillDirs: config.SkillDirs(dir), Warn: warn})
 		if err != nil {
 			return nil, err
 		}

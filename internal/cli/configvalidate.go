@@ -115,7 +115,9 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 	specsOK := err == nil
 	for _, f := range specFiles {
 		v.checked = append(v.checked, pathEntry{Scope: "subqueries", Path: f, Exists: true})
-		if _, err := config.LoadSpecializations(f, config.SpecOptions{Reserved: workspace.ReservedToolName, SkillDirs: config.SkillDirs(cwd)}); err != nil {
+		opts := config.SpecOptions{Reserved: workspace.ReservedToolName, SkillDirs: config.SkillDirs(cwd),
+			Warn: func(d config.Diagnostic) { diags = append(diags, d) }}
+		if _, err := config.LoadSpecializations(f, opts); err != nil {
 			addErr(err)
 			specsOK = false
 		}

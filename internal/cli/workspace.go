@@ -45,6 +45,9 @@ func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*cliWorkspace, error) {
 	if err != nil {
 		return nil, configErr(err)
 	}
+	for _, d := range w.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning:", d)
+	}
 	return &cliWorkspace{Workspace: w, flags: g, stderr: cmd.ErrOrStderr()}, nil
 }
 

@@ -1,0 +1,178 @@
+package config
+
+import (
+	"strings"
+	"unicode"
+)
+
+// INI files are read the way std::slop's own ParseIni reads them, so that a
+// std::slop user's file loads unchanged:
+//
+//   - a line whose first non-blank character is '#' or ';' is a comment;
+//   - "[name]" opens a section; text after the ']' may only be a comment;
+//   - "key = value" splits at the first '='; key and value are trimmed;
+//   - in a value, a '#' or ';' at its start or after a blank starts a
+//     comment that runs to the end of the line ("Use C#; be brief" keeps
+//     both, "brief # note" loses the note);
+//   - a value that starts with a quote (", ' or `) is never cut: when the
+//     same quote closes it and only a comment follows, the value is what
+//     lies between the quotes; otherwise it is the rest of the line as
+//     written. A value never runs on to the next line;
+//   - ${VAR} and $VAR are expanded from the environment, except inside
+//     single quotes (see expandINIValue).
+
+// iniSection is one section header and the keys under it, with their lines.
+type iniSection struct {
+	name string // as written between the brackets
+	line int
+	keys []iniKey
+}
+
+// iniKey is one "key = value" line.
+type iniKey struct {
+	name  string
+	value string // comment removed, quotes removed
+	// literal is set for a single-quoted value, which is not expanded.
+	literal bool
+	line    int
+}
+
+// iniStray is a line that is none of comment, header or key = value.
+type iniStray struct {
+	section int // index into the sections, -1 before the first header
+	line    int
+	text    string
+}
+
+// iniError is the first line that cannot be read at all.
+type iniError struct {
+	line int
+	msg  string
+}
+
+// parseINI splits src into sections. Keys before the first header are
+// dropped (std::slop has no use for them either). Lines that are neither
+// comments, headers nor key = value are returned as strays for the caller
+// to judge; an unclosed section header is the only hard error.
+func parseINI(src string) (sections []iniSection, strays []iniStray, bad *iniError) {
+	src = strings.TrimPrefix(src, "\ufeff")
+	lines := strings.Split(src, "\n")
+	for i, raw := range lines {
+		n := i + 1
+		line := strings.TrimSpace(raw)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return sections, strays, &iniError{n, "unclosed section: " + clipText(line, 60)}
+			}
+			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
+				strays = append(strays, iniStray{section: len(sections), line: n, text: line})
+			}
+			sections = append(sections, iniSection{name: line[1:end], line: n})
+			continue
+		}
+		eq := strings.IndexByte(line, '=')
+		if eq <= 0 {
+			strays = append(strays, iniStray{section: len(sections) - 1, line: n, text: line})
+			continue
+		}
+		if len(sections) == 0 {
+			continue
+		}
+		value, literal := iniValue(line[eq+1:])
+		cur := &sections[len(sections)-1]
+		cur.keys = append(cur.keys, iniKey{name: strings.TrimSpace(line[:eq]), value: value, literal: literal, line: n})
+	}
+	return sections, strays, nil
+}
+
+// iniValue reads the text after '=' by the rules above.
+func iniValue(s string) (value string, literal bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", false
+	}
+	if q := s[0]; q == '"' || q == '\'' || q == '`' {
+		if end := strings.IndexByte(s[1:], q); end >= 0 {
+			rest := strings.TrimSpace(s[end+2:])
+			if rest == "" || rest[0] == '#' || rest[0] == ';' {
+				return s[1 : end+1], q == '\''
+			}
+		}
+		return s, false
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] == '#' || s[i] == ';') && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t') {
+			return strings.TrimRightFunc(s[:i], unicode.IsSpace), false
+		}
+	}
+	return s, false
+}
+
+// expandINIValue replaces ${NAME} and $NAME (NAME: a letter or '_', then
+// letters, digits or '_') with the variable's value from lookup. Any other
+// '$' is text. It returns the names that were not set; they expand to
+// nothing, as in a shell.
+func expandINIValue(s string, lookup func(string) (string, bool)) (string, []string) {
+	if !strings.Contains(s, "$") {
+		return s, nil
+	}
+	var (
+		b     strings.Builder
+		unset []string
+	)
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		name, width := "", 0
+		if s[i+1] == '{' {
+			if end := strings.IndexByte(s[i+2:], '}'); end >= 0 && isEnvName(s[i+2:i+2+end]) {
+				name, width = s[i+2:i+2+end], end+3
+			}
+		} else {
+			j := i + 1
+			for j < len(s) && (s[j] == '_' || isASCIILetter(s[j]) || (j > i+1 && s[j] >= '0' && s[j] <= '9')) {
+				j++
+			}
+			name, width = s[i+1:j], j-i
+		}
+		if name == "" {
+			b.WriteByte(s[i])
+			continue
+		}
+		v, ok := lookup(name)
+		if !ok {
+			unset = append(unset, name)
+		}
+		b.WriteString(v)
+		i += width - 1
+	}
+	return b.String(), unset
+}
+
+func isEnvName(s string) bool {
+	if s == "" || !(s[0] == '_' || isASCIILetter(s[0])) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !(s[i] == '_' || isASCIILetter(s[i]) || s[i] >= '0' && s[i] <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// clipText cuts s to at most n bytes for a message, marking the cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return string(truncateUTF8([]byte(s), n)) + "..."
+}
