@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"io"
 	"io/fs"
 	"os"
@@ -156,7 +157,7 @@ func fileWarning(format string, args ...any) Diagnostic {
 // readLimitedPrefix reads at most limit+1 bytes of a regular file, so the
 // caller can tell that it is longer than limit without reading all of it.
 func readLimitedPrefix(path string, limit int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -165,13 +166,6 @@ func readLimitedPrefix(path string, limit int) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
 	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
 }
 

@@ -38,7 +38,7 @@ func TestScripts(t *testing.T) {
 		Setup:               setupScript,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"fake": cmdFake, "exits": cmdExits,
-			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret,
+			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal,
 		},
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"syscall"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -120,5 +122,46 @@ func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if scanned == 0 {
 		ts.Fatalf("nosecret: no file scanned")
+	}
+}
+
+// cmdSignal sends a signal that testscript's kill cannot (it knows INT and
+// KILL) to this test's child processes whose command line contains WORD:
+// the background deputy started by an exec ... & line.
+//
+//	signal TERM WORD
+func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || args[0] != "TERM" {
+		ts.Fatalf("usage: signal TERM WORD")
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		ts.Fatalf("signal needs /proc: %v", err)
+	}
+	sent := 0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so cut after ')'.
+		_, rest, ok := strings.Cut(string(stat), ") ")
+		f := strings.Fields(rest)
+		if !ok || len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if !bytes.Contains(cmdline, []byte(args[1])) {
+			continue
+		}
+		ts.Check(syscall.Kill(pid, syscall.SIGTERM))
+		sent++
+	}
+	if sent == 0 {
+		ts.Fatalf("signal: no child process mentions %q", args[1])
 	}
 }

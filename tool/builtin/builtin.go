@@ -8,10 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/deputyhq/deputy/tool"
@@ -135,6 +138,28 @@ func newEnv(opts Options) *env {
 // confine is Confine against the tools' working directory.
 func (e *env) confine(p string) (string, error) { return Confine(e.root, p) }
 
+// open opens p, a path confine returned, through an os.Root of the working
+// directory: a link swapped in between the check and the open still cannot
+// lead outside. Only regular files are opened, and never with a wait: a
+// named pipe, socket or device fails at once with *safeopen.NotRegularError.
+// flag must not hold O_TRUNC (see safeopen.OpenIn).
+func (e *env) open(p string, flag int, perm fs.FileMode) (*os.File, error) {
+	realRoot, err := e.confine("")
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(realRoot, p)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(realRoot)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return safeopen.OpenIn(r, rel, flag, perm)
+}
+
 // rel shows an absolute path the way the model should write it: relative
 // to the working directory, with forward slashes.
 func (e *env) rel(abs string) string {
@@ -163,7 +188,12 @@ func fileError(shown string, err error) tool.Result {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
+	var nr *safeopen.NotRegularError
 	switch {
+	case errors.As(err, &nr) && nr.Mode.IsDir(), errors.Is(err, syscall.EISDIR):
+		return tool.Errorf("%s is a directory", shown)
+	case errors.As(err, &nr):
+		return tool.Errorf("%s is %s, not a regular file; the file tools read and write regular files only", shown, safeopen.Kind(nr.Mode))
 	case errors.Is(err, fs.ErrNotExist):
 		return tool.Errorf("%s does not exist", shown)
 	case errors.Is(err, fs.ErrPermission):

@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -37,14 +38,12 @@ func (e *env) editFile(_ context.Context, a editFileArgs) (tool.Result, error) {
 		return pathError(err), nil
 	}
 	shown := e.rel(p)
-	fi, err := os.Stat(p)
+	f, err := e.open(p, os.O_RDWR, 0)
 	if err != nil {
 		return fileError(shown, err), nil
 	}
-	if fi.IsDir() {
-		return tool.Errorf("%s is a directory", shown), nil
-	}
-	data, err := os.ReadFile(p)
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return fileError(shown, err), nil
 	}
@@ -66,7 +65,7 @@ func (e *env) editFile(_ context.Context, a editFileArgs) (tool.Result, error) {
 	}
 	i := strings.Index(content, oldText)
 	updated := content[:i] + newText + content[i+len(oldText):]
-	if err := os.WriteFile(p, []byte(updated), fi.Mode().Perm()); err != nil {
+	if err := rewrite(f, []byte(updated)); err != nil {
 		return fileError(shown, err), nil
 	}
 	startLine := strings.Count(content[:i], "\n") + 1

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"io"
 	"io/fs"
 	"os"
@@ -137,7 +138,7 @@ func (g *grepRun) included(p string) bool {
 
 // file searches one file, appending its matches.
 func (g *grepRun) file(p string) error {
-	f, err := os.Open(p)
+	f, err := safeopen.Open(p)
 	if err != nil {
 		return nil
 	}

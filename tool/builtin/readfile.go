@@ -3,7 +3,9 @@ package builtin
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"io"
 	"os"
 	"strings"
@@ -48,7 +50,11 @@ func (e *env) readFile(_ context.Context, a readFileArgs) (tool.Result, error) {
 		return pathError(err), nil
 	}
 	shown := e.rel(p)
-	f, err := os.Open(p)
+	f, err := e.open(p, os.O_RDONLY, 0)
+	var nr *safeopen.NotRegularError
+	if errors.As(err, &nr) && nr.Mode.IsDir() {
+		return tool.Errorf("%s is a directory; use list_directory to see what it holds", shown), nil
+	}
 	if err != nil {
 		return fileError(shown, err), nil
 	}
@@ -56,9 +62,6 @@ func (e *env) readFile(_ context.Context, a readFileArgs) (tool.Result, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return fileError(shown, err), nil
-	}
-	if fi.IsDir() {
-		return tool.Errorf("%s is a directory; use list_directory to see what it holds", shown), nil
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, _ := br.Peek(sniffLen); looksBinary(head) {

@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"errors"
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +22,18 @@ func writeFileTool(e *env) tool.Tool {
 		e.writeFile)
 }
 
+// rewrite replaces the whole content of f, a regular file open for writing,
+// and closes it.
+func rewrite(f *os.File, data []byte) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 func (e *env) writeFile(_ context.Context, a writeFileArgs) (tool.Result, error) {
 	if a.Path == "" {
 		return tool.Errorf("path must not be empty"), nil
@@ -35,6 +48,8 @@ func (e *env) writeFile(_ context.Context, a writeFileArgs) (tool.Result, error)
 	switch fi, err := os.Stat(p); {
 	case err == nil && fi.IsDir():
 		return tool.Errorf("%s is a directory", shown), nil
+	case err == nil && !fi.Mode().IsRegular():
+		return fileError(shown, &safeopen.NotRegularError{Mode: fi.Mode()}), nil
 	case err == nil:
 		verb, mode = "overwrote", fi.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
@@ -45,7 +60,12 @@ func (e *env) writeFile(_ context.Context, a writeFileArgs) (tool.Result, error)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fileError(filepath.ToSlash(filepath.Dir(shown)), err), nil
 	}
-	if err := os.WriteFile(p, []byte(a.Content), mode); err != nil {
+	f, err := e.open(p, os.O_WRONLY|os.O_CREATE, mode)
+	if err != nil {
+		return fileError(shown, err), nil
+	}
+	defer f.Close()
+	if err := rewrite(f, []byte(a.Content)); err != nil {
 		return fileError(shown, err), nil
 	}
 	return tool.Text(verb + " " + shown + " (" + plural(len(a.Content), "byte", "bytes") + ")"), nil
