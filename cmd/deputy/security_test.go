@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"syscall"
 	"strings"
+	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
