@@ -210,6 +210,11 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 		}
 	}
 	r.emit(Event{Kind: EventModelStart, Turn: turn})
+	if r.spec.OnEvent != nil {
+		ctx = llm.WithRetryObserver(ctx, func(attempt int, err error, wait time.Duration) {
+			r.emit(Event{Kind: EventRetry, Turn: turn, Attempt: attempt, Err: err, Duration: wait})
+		})
+	}
 	start := time.Now()
 	resp, err := r.spec.Provider.Generate(ctx, req, onEvent)
 	if err != nil {

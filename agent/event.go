@@ -26,11 +26,14 @@ const (
 	// EventToolPanic: a tool panicked; Text holds the stack. The model saw
 	// an error result.
 	EventToolPanic
+	// EventRetry: a model call failed and will be tried again (Attempt,
+	// the attempt that failed; Err; Duration, the wait before the next).
+	EventRetry
 )
 
 var eventNames = map[EventKind]string{
 	EventModelStart: "model_start", EventTextDelta: "text_delta", EventModelEnd: "model_end",
-	EventMessage: "message", EventToolStart: "tool_start", EventToolEnd: "tool_end", EventToolPanic: "tool_panic",
+	EventMessage: "message", EventToolStart: "tool_start", EventToolEnd: "tool_end", EventToolPanic: "tool_panic", EventRetry: "retry",
 }
 
 func (k EventKind) String() string { return eventNames[k] }
@@ -49,4 +52,5 @@ type Event struct {
 	Finish   llm.FinishReason
 	Duration time.Duration
 	Err      error
+	Attempt  int
 }

@@ -52,6 +52,7 @@ func (r *runner) runTools(ctx context.Context, calls []llm.ToolCall) []tool.Resu
 // returned error and a panic all become error results the model can read.
 func (r *runner) runTool(ctx context.Context, call llm.ToolCall) (res tool.Result) {
 	start := time.Now()
+	ctx = context.WithValue(ctx, toolCallKey{}, &call)
 	r.emit(Event{Kind: EventToolStart, Turn: r.res.Turns, Call: &call})
 	defer func() {
 		r.emit(Event{Kind: EventToolEnd, Turn: r.res.Turns, Call: &call, Result: &res, Duration: time.Since(start)})
@@ -101,4 +102,14 @@ func (r *runner) toolNames() string {
 		return "(none)"
 	}
 	return fmt.Sprint(r.spec.Tools.Names())
+}
+
+type toolCallKey struct{}
+
+// ToolCallFrom returns the tool call a tool runs for, when ctx is the
+// context the loop handed to the tool; nil otherwise. It lets a tool that
+// starts work elsewhere (a delegation) link that work to the call.
+func ToolCallFrom(ctx context.Context) *llm.ToolCall {
+	c, _ := ctx.Value(toolCallKey{}).(*llm.ToolCall)
+	return c
 }

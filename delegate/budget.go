@@ -145,13 +145,27 @@ func (t *Tree) deadline(d time.Time) time.Time {
 type boundedProvider struct {
 	llm.Provider
 	calls chan struct{}
+	// queued, when set, is told that a call waits for a slot (waited
+	// false) and then that it got one after waited.
+	queued func(got bool, waited time.Duration)
 }
 
 func (p boundedProvider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (*llm.Response, error) {
 	select {
 	case p.calls <- struct{}{}:
-	case <-ctx.Done():
-		return nil, llm.Classify(ctx, p.Name(), ctx.Err())
+	default:
+		start := time.Now()
+		if p.queued != nil {
+			p.queued(false, 0)
+		}
+		select {
+		case p.calls <- struct{}{}:
+		case <-ctx.Done():
+			return nil, llm.Classify(ctx, p.Name(), ctx.Err())
+		}
+		if p.queued != nil {
+			p.queued(true, time.Since(start))
+		}
 	}
 	defer func() { <-p.calls }()
 	return p.Provider.Generate(ctx, req, onEvent)

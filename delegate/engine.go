@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
@@ -79,12 +80,17 @@ type Engine struct {
 	// keeps subquery sessions in memory.
 	Ledger    Ledger
 	Listeners []Listener
+	// StreamText makes every run stream its model calls, so that
+	// listeners see the text deltas of every agent, not only the root's.
+	StreamText bool
 	// Logger receives the engine's own warnings (a failed ledger write);
 	// nil discards them.
 	Logger *slog.Logger
 	Options
 
 	sessions memSessions
+	// running maps the id of each run in progress to its cancel.
+	running sync.Map
 }
 
 // RunRequest asks for a root run of an agent.
@@ -189,6 +195,11 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
 	}
 	env := &Envelope{RunID: id, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Model: r.model, Depth: s.Depth, StartedAt: start}
+	if parent == nil {
+		ev := scopeEvent(EventRunStart, s)
+		ev.Task = r.task
+		e.emit(ev)
+	}
 
 	provider, ref, err := e.Models.ForModel(r.model)
 	if err != nil {
@@ -198,13 +209,23 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 			// configuration's fault, not the provider's.
 			err = fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		e.finishEarly(env, s, err)
+		e.finishEarly(ctx, env, s, r, err)
 		if parent != nil {
 			parent.addChild(env)
 		}
 		return env
 	}
-	provider = boundedProvider{Provider: provider, calls: tree.calls}
+	bounded := boundedProvider{Provider: provider, calls: tree.calls}
+	if len(e.Listeners) > 0 {
+		bounded.queued = func(got bool, waited time.Duration) {
+			ev := scopeEvent(EventQueued, s)
+			if got {
+				ev.Type, ev.Duration = EventDequeued, waited
+			}
+			e.emit(ev)
+		}
+	}
+	provider = bounded
 
 	// A child's deadline is its own timeout, bounded by what its parent and
 	// the tree's time quota leave.
@@ -225,14 +246,14 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	}
 	defer cancel()
 	runCtx = WithScope(runCtx, s)
+	e.running.Store(id, cancel)
+	defer e.running.Delete(id)
 
 	tools := e.toolsFor(s, r)
 	policy := e.policyFor(s, tools)
 	e.record(ctx, s, r, start)
 	if parent != nil {
-		ev := scopeEvent(EventSpawn, s)
-		ev.MaxTurns, ev.AllowedTools = r.maxTurns, tools.Names()
-		e.emit(ev)
+		e.emit(spawnEvent(ctx, s, r, tools.Names()))
 	}
 
 	spec := agent.Spec{
@@ -251,7 +272,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		},
 		OnEvent: e.loopListener(ctx, s, r),
 	}
-	if r.onText != nil {
+	if r.onText != nil || e.StreamText {
 		spec.Stream = true
 	}
 	// Every model call counts against the tree, the final one included.
@@ -324,9 +345,13 @@ func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx con
 	}
 	e.recordFinish(ctx, env, s)
 	if s.ParentID == "" {
+		ev := scopeEvent(EventRunEnd, s)
+		ev.Envelope = env
+		e.emit(ev)
 		return
 	}
 	ev := scopeEvent(EventComplete, s)
+	ev.Envelope = env
 	ev.Turns, ev.Usage, ev.Tokens, ev.Duration, ev.Status = env.Turns, env.Usage, env.TreeUsage.Total(), env.Duration, env.Status
 	ev.Complete = env.Status == StatusOK
 	if env.MaxTurnsReached {
@@ -354,14 +379,39 @@ func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx con
 }
 
 // finishEarly ends a run that could not start (its model did not resolve).
-func (e *Engine) finishEarly(env *Envelope, s *Scope, err error) {
+// Listeners still see it begin and end.
+func (e *Engine) finishEarly(ctx context.Context, env *Envelope, s *Scope, r run, err error) {
 	env.Status, env.Error, env.Err = StatusError, err.Error(), err
 	env.DurationMS = time.Since(env.StartedAt).Milliseconds()
+	end := scopeEvent(EventRunEnd, s)
 	if s.ParentID != "" {
-		ev := scopeEvent(EventError, s)
-		ev.Error = env.Error
-		e.emit(ev)
+		e.emit(spawnEvent(ctx, s, r, nil))
+		end.Type = EventError
 	}
+	end.Error, end.Status, end.Envelope = env.Error, env.Status, env
+	e.emit(end)
+}
+
+// spawnEvent announces a child; ctx is the caller's, which knows the tool
+// call that asked for it.
+func spawnEvent(ctx context.Context, s *Scope, r run, tools []string) Event {
+	ev := scopeEvent(EventSpawn, s)
+	ev.MaxTurns, ev.AllowedTools, ev.Task = r.maxTurns, tools, r.task
+	if c := agent.ToolCallFrom(ctx); c != nil {
+		ev.ToolCallID = c.ID
+	}
+	return ev
+}
+
+// Cancel cancels the running run with this id, and with it its subtree.
+// Its parent gets a cancelled envelope and goes on. It reports whether
+// such a run was running.
+func (e *Engine) Cancel(runID string) bool {
+	c, ok := e.running.Load(runID)
+	if ok {
+		c.(context.CancelFunc)()
+	}
+	return ok
 }
 
 func statusOf(ctx, runCtx context.Context, err error) Status {

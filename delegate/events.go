@@ -28,7 +28,28 @@ const (
 	// calls, tool calls, streamed text. It is for live progress and is not
 	// stored.
 	EventProgress EventType = "progress"
+	// EventRunStart and EventRunEnd open and close a root run (Task;
+	// Envelope on the end). A child's are EventSpawn and EventComplete or
+	// EventError. Like progress, they are for live views and not stored:
+	// the ledger's runs table holds the same.
+	EventRunStart EventType = "run_start"
+	EventRunEnd   EventType = "run_end"
+	// EventQueued: the run's next model call waits for a slot of the
+	// tree's bound on calls in flight; EventDequeued: it got one (Duration
+	// is the wait). Not stored.
+	EventQueued   EventType = "queued"
+	EventDequeued EventType = "dequeued"
 )
+
+// Transient reports whether events of this type are only for live
+// views: not stored in the ledger, not logged.
+func (t EventType) Transient() bool {
+	switch t {
+	case EventProgress, EventRunStart, EventRunEnd, EventQueued, EventDequeued:
+		return true
+	}
+	return false
+}
 
 // Event is one thing the engine reports. Fields not relevant to Type are
 // zero.
@@ -58,6 +79,14 @@ type Event struct {
 	OriginalSize  int
 	TruncatedSize int
 	Quota         string
+	// Task is the run's task, on EventRunStart and EventSpawn.
+	Task string
+	// ToolCallID is, on EventSpawn, the id of the parent's tool call that
+	// asked for this child ("" when none is known).
+	ToolCallID string
+	// Envelope is the run's result, on EventRunEnd, EventComplete and
+	// EventError of a run that ran.
+	Envelope *Envelope
 
 	Agent *agent.Event
 }

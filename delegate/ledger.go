@@ -112,7 +112,7 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r run) func(agent.E
 
 // storeEvent writes an engine event to the ledger.
 func (e *Engine) storeEvent(ev Event) {
-	if e.Ledger == nil || ev.Type == EventProgress || ev.RunID == "" {
+	if e.Ledger == nil || ev.Type.Transient() || ev.RunID == "" {
 		return
 	}
 	fields := map[string]any{"kind": ev.Kind, "depth": ev.Depth, "label": ev.Label}

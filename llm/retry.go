@@ -59,6 +59,19 @@ func (p RetryPolicy) Backoff(n int, retryAfter time.Duration) time.Duration {
 	return max(d, retryAfter)
 }
 
+// RetryObserver is told about a retry of one call before its wait:
+// the failed attempt's number, its error and how long the wait will be.
+type RetryObserver func(attempt int, err error, wait time.Duration)
+
+type retryObserverKey struct{}
+
+// WithRetryObserver returns a context whose model calls report their
+// retries to obs (the policy's OnRetry still runs). It lets the caller of
+// one call, not only the owner of the provider, see that call wait.
+func WithRetryObserver(ctx context.Context, obs RetryObserver) context.Context {
+	return context.WithValue(ctx, retryObserverKey{}, obs)
+}
+
 // WithRetry wraps p so that Generate retries as the policy says.
 func WithRetry(p Provider, policy RetryPolicy) Provider {
 	return &retrying{next: p, policy: policy.withDefaults()}
@@ -101,6 +114,9 @@ func (r *retrying) Generate(ctx context.Context, req *Request, onEvent StreamFun
 		}
 		if r.policy.OnRetry != nil {
 			r.policy.OnRetry(attempt, err, wait)
+		}
+		if obs, ok := ctx.Value(retryObserverKey{}).(RetryObserver); ok {
+			obs(attempt, err, wait)
 		}
 		t := time.NewTimer(wait)
 		select {

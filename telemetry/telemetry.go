@@ -39,7 +39,7 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 // dropped; the other kinds are always logged.
 func Listener(logger *slog.Logger, subagentTelemetry bool) delegate.Listener {
 	return func(ev delegate.Event) {
-		if ev.Type == delegate.EventProgress {
+		if ev.Type.Transient() {
 			return
 		}
 		if ev.Kind == delegate.KindSubagent || ev.Type == delegate.EventDepthLimit && ev.Tool == delegate.ToolSubagent {

@@ -39,6 +39,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"fake": cmdFake, "exits": cmdExits,
 			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal,
+			"stream": cmdStream,
 		},
 	})
 }

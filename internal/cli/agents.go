@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/internal/cli/live"
 )
 
 func newAgentsCmd(g *globalFlags) *cobra.Command {
@@ -134,7 +135,7 @@ func printAgentList(out io.Writer, w *cliWorkspace, views []agentSummary) {
 			notes = append(notes, strings.Join(problems, ", "))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, v.Source, displayPath(w.Dir, v.Path),
-			orDash(clip(v.Description, 60)), orDash(strings.Join(notes, "; ")))
+			orDash(live.Excerpt(v.Description, 60)), orDash(strings.Join(notes, "; ")))
 	}
 	tw.Flush()
 }

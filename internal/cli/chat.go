@@ -16,6 +16,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 )
@@ -155,7 +156,7 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	}
 	var listeners []delegate.Listener
 	if f.verbose {
-		listeners = append(listeners, newProgress(errOut).listen)
+		listeners = append(listeners, live.NewPlain(errOut).Listen)
 	}
 	engine := w.Engine(ledger, listeners...)
 	subagents := f.subagents || hasTool(a, delegate.ToolSubagent)

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/workspace"
@@ -270,5 +271,5 @@ func durationText(v runView) string {
 	if v.DurationMS < 1 {
 		return "<1ms"
 	}
-	return round(time.Duration(v.DurationMS) * time.Millisecond).String()
+	return live.Round(time.Duration(v.DurationMS) * time.Millisecond).String()
 }

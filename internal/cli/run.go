@@ -17,8 +17,10 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/telemetry"
 )
 
 type runFlags struct {
@@ -30,6 +32,10 @@ type runFlags struct {
 	json    bool
 	verbose bool
 	session string
+	// progress is the --progress mode; streamJSON prints the events on
+	// stdout as JSON lines.
+	progress   string
+	streamJSON bool
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -62,7 +68,9 @@ after retries, timeout), 130 interrupted.`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would be sent (system prompt, messages, files, tools) and exit without calling a model")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object: output, status, model, usage, duration_ms, run_id and the tree of child runs")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
+	fl.StringVar(&f.progress, "progress", progressAuto, progressHelp)
+	fl.BoolVar(&f.streamJSON, "stream-json", false, "print the run's events on stdout as JSON lines, then the --json result as the last line (docs/observability.md)")
 	fl.StringVar(&f.session, "session", "", "continue the stored conversation of this session id, and add this exchange to it")
 	return cmd
 }
@@ -104,6 +112,10 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	}
 	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session}
 
+	mode, err := progressMode(f.progress, f.verbose, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	if f.dryRun {
 		p, err := w.Engine(nil).Prepare(req)
 		if err != nil {
@@ -127,29 +139,43 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		req.History = exchangesToMessages(exs)
 	}
 	var listeners []delegate.Listener
-	if f.verbose {
-		listeners = append(listeners, newProgress(cmd.ErrOrStderr()).listen)
+	if mode == progressPlain || mode == progressLive {
+		listeners = append(listeners, live.NewPlain(cmd.ErrOrStderr()).Listen)
+	}
+	var stream *telemetry.Stream
+	if f.streamJSON {
+		stream = telemetry.NewStream(cmd.OutOrStdout())
+		listeners = append(listeners, stream.Listen)
 	}
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	env := w.Engine(ledger, listeners...).Run(ctx, req)
+	engine := w.Engine(ledger, listeners...)
+	engine.StreamText = f.streamJSON
+	env := engine.Run(ctx, req)
 	if f.session != "" && env.OK() {
 		ex := store.Exchange{RunID: env.RunID, Query: taskWithContext(task, stdinText), Answer: env.Output}
 		if err := ledger.AppendExchange(context.WithoutCancel(ctx), f.session, ex); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning: saving the session:", err)
 		}
 	}
-	if f.json {
+	switch {
+	case f.streamJSON:
+		// The last line is the object --json prints, on one line.
+		stream.Write(runJSON(env))
+		if err := stream.Err(); err != nil {
+			return err
+		}
+	case f.json:
 		if err := writeJSON(cmd.OutOrStdout(), runJSON(env)); err != nil {
 			return err
 		}
-	} else if env.OK() {
+	case env.OK():
 		fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
 	}
-	return runExit(env, f.json)
+	return runExit(env, f.json || f.streamJSON)
 }
 
 // runExit maps the root envelope to the exit code.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/store"
 )
 
@@ -109,7 +110,7 @@ func printRunTable(out io.Writer, views []runView) {
 	fmt.Fprintln(tw, "ID\tAGENT\tKIND\tSTATUS\tTOKENS\tDURATION\tSTARTED\tTASK")
 	for _, v := range views {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", v.ID, v.Agent, v.Kind, v.Status, v.Usage.Total(),
-			durationText(v), formatTime(v.StartedAt), orDash(clip(v.Task, 50)))
+			durationText(v), formatTime(v.StartedAt), orDash(live.Excerpt(v.Task, 50)))
 	}
 	tw.Flush()
 }

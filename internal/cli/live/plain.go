@@ -1,0 +1,109 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
+)
+
+// Plain prints what each agent of a tree does as lines, indented by depth
+// and led by the agent's name and the tail of its run id, so that siblings
+// of one name stay apart. It is the view without a terminal (-v,
+// --progress=plain).
+type Plain struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewPlain returns a printer writing to w.
+func NewPlain(w io.Writer) *Plain { return &Plain{w: w} }
+
+// Name is how views name a run: its label and the tail of its id.
+func Name(ev delegate.Event) string { return ev.Label + "#" + ShortID(ev.RunID) }
+
+func (p *Plain) printf(depth int, format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "%s%s\n", strings.Repeat("  ", depth), fmt.Sprintf(format, args...))
+}
+
+// Listen is the delegate.Listener.
+func (p *Plain) Listen(ev delegate.Event) {
+	n := Name(ev)
+	switch ev.Type {
+	case delegate.EventRunStart:
+		p.printf(0, "%s started (%s): %q", n, ev.Model, Excerpt(ev.Task, 80))
+	case delegate.EventSpawn:
+		p.printf(ev.Depth, "%s started by #%s (%s, depth %d, %s): %q", n, ShortID(ev.ParentID), ev.Kind, ev.Depth, ev.Model, Excerpt(ev.Task, 80))
+	case delegate.EventComplete, delegate.EventError, delegate.EventRunEnd:
+		p.finished(n, ev)
+	case delegate.EventQuotaExceeded:
+		p.printf(ev.Depth, "%s refused: %s", ev.Label, ev.Error)
+	case delegate.EventDepthLimit, delegate.EventRefused:
+		p.printf(ev.Depth, "%s: call to %s refused", n, ev.Tool)
+	case delegate.EventTruncation:
+		p.printf(ev.Depth, "%s: output truncated from %d to %d bytes", n, ev.OriginalSize, ev.TruncatedSize)
+	case delegate.EventQueued:
+		p.printf(ev.Depth, "%s: queued for a model-call slot", n)
+	case delegate.EventDequeued:
+		p.printf(ev.Depth, "%s: got a slot after %s", n, Round(ev.Duration))
+	case delegate.EventProgress:
+		p.loop(n, ev)
+	}
+}
+
+func (p *Plain) finished(n string, ev delegate.Event) {
+	turns, tokens, dur, status := ev.Turns, ev.Tokens, ev.Duration, ev.Status
+	if env := ev.Envelope; env != nil {
+		turns, tokens, dur, status = env.Turns, env.TreeUsage.Total(), env.Duration, env.Status
+	}
+	line := fmt.Sprintf("%s finished: %s, %d turns, %d tokens, %s", n, status, turns, tokens, Round(dur))
+	if ev.Error != "" {
+		line += " — " + Excerpt(ev.Error, 200)
+	}
+	p.printf(ev.Depth, "%s", line)
+}
+
+func (p *Plain) loop(n string, ev delegate.Event) {
+	a := ev.Agent
+	switch a.Kind {
+	case agent.EventModelStart:
+		p.printf(ev.Depth, "%s: model call %d…", n, a.Turn)
+	case agent.EventModelEnd:
+		if a.Err != nil {
+			p.printf(ev.Depth, "%s: model call %d failed after %s: %s", n, a.Turn, Round(a.Duration), Excerpt(a.Err.Error(), 200))
+			return
+		}
+		p.printf(ev.Depth, "%s: model call %d: %d in / %d out tokens, %s", n, a.Turn, a.Usage.InputTokens, a.Usage.OutputTokens, Round(a.Duration))
+	case agent.EventRetry:
+		p.printf(ev.Depth, "%s: model call %d, attempt %d failed (%s); retrying in %s", n, a.Turn, a.Attempt, retryReason(a.Err), Round(a.Duration))
+	case agent.EventToolStart:
+		p.printf(ev.Depth, "%s: → %s %s", n, a.Call.Name, Excerpt(string(a.Call.Arguments), 100))
+	case agent.EventToolEnd:
+		status := "ok"
+		if a.Result.IsError {
+			status = "error: " + Excerpt(a.Result.Content, 100)
+		}
+		p.printf(ev.Depth, "%s: ← %s %s (%s)", n, a.Call.Name, status, Round(a.Duration))
+	}
+}
+
+// retryReason names why a call is retried in a few words: "429 rate
+// limited", "server error".
+func retryReason(err error) string {
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		return Excerpt(err.Error(), 80)
+	}
+	s := le.Kind.String()
+	if le.Status != 0 {
+		s = fmt.Sprintf("%d %s", le.Status, s)
+	}
+	return s
+}

@@ -1,0 +1,40 @@
+// Package live shows a running delegation tree to a person: as a live,
+// redrawn tree on a terminal (View) or as plain lines (Plain), both fed by
+// the engine's events.
+package live
+
+import (
+	"strings"
+	"time"
+
+	"github.com/deputyhq/deputy/llm"
+)
+
+// ShortIDLen is how many trailing characters of a run id name it on
+// screen. A run id is a ULID: its first ten characters are a timestamp
+// shared by every run of a tree, its tail is random, so the tail is what
+// tells runs apart (and what `deputy runs show` accepts as an abbreviation).
+const ShortIDLen = 6
+
+// ShortID is the random tail of a run id.
+func ShortID(id string) string {
+	if len(id) <= ShortIDLen {
+		return id
+	}
+	return id[len(id)-ShortIDLen:]
+}
+
+// Excerpt is s on one line, whitespace collapsed, at most n bytes (cut on a
+// character boundary, marked with "…").
+func Excerpt(s string, n int) string {
+	return llm.ClipMessage(strings.Join(strings.Fields(s), " "), n)
+}
+
+// Round shows a duration with few digits: milliseconds below a second,
+// then hundredths of seconds.
+func Round(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
