@@ -11,10 +11,6 @@ import (
 // time.Duration with room to spare; a day is far beyond any sensible child.
 const maxSubAgentTimeout = 24 * time.Hour
 
-// Claude Code model aliases: they name a tier, not a provider/model, so
-// deputy cannot resolve them and the agent inherits instead.
-var claudeModelAliases = map[string]bool{"sonnet": true, "opus": true, "haiku": true}
-
 // agentFormat is what differs between the TOML and Markdown builders.
 type agentFormat struct {
 	modelRequired bool // TOML: axe requires model
@@ -58,9 +54,13 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 		sink.errorf(0, "model", "missing required key (write %q to use the parent's model)", ModelInherit)
 	case ok && model == "" && ff.modelRequired:
 		sink.errorf(f.line("model"), "model", "must not be empty (write %q to use the parent's model)", ModelInherit)
-	case ff.markdown && claudeModelAliases[model]:
-		sink.warnf(f.line("model"), "model", "%q is a Claude Code model alias deputy cannot resolve; the agent inherits its parent's model (write provider/model to choose one)", model)
-		model = ""
+	case ff.markdown && ok:
+		if resolved, note, isClaude := ResolveClaudeModel(model); isClaude {
+			model = resolved
+			if note != "" {
+				sink.warnf(f.line("model"), "model", "%s", note)
+			}
+		}
 	}
 	a.Model = model
 
@@ -75,7 +75,10 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 		a.SubAgents = checkNames(f, "sub_agents", subs)
 	}
 	if ff.markdown {
-		a.Tools = claudeTools(f, toolsValue(f))
+		// As in Claude Code, an agent that lists no tools gets them all.
+		if a.Tools = claudeTools(f, toolsValue(f)); a.Tools == nil {
+			a.Tools = []string{ToolsAll}
+		}
 	} else if tools, ok := f.strList("tools"); ok {
 		a.Tools = tools
 	}
@@ -182,49 +185,6 @@ func params(f fields, a *Agent) {
 			a.Params.MaxTokens = &m
 		}
 	}
-}
-
-// claudeToolNames maps the tool names of Claude Code agent files to
-// deputy's built-in tools, so such files run as they are.
-var claudeToolNames = map[string]string{
-	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file",
-	"Glob": "find_path", "Grep": "grep", "LS": "list_directory", "Bash": "terminal", "WebFetch": "fetch",
-}
-
-// claudeTools translates Claude Code tool names in a Markdown agent's tools
-// list. Claude Code tools deputy has no counterpart for (WebSearch,
-// TodoWrite, Task, Agent(...), mcp__*) are dropped with a warning; other
-// names pass through for lint to check.
-func claudeTools(f fields, tools []string) []string {
-	if tools == nil {
-		return nil
-	}
-	out := make([]string, 0, len(tools))
-	seen := map[string]bool{}
-	for _, t := range tools {
-		name := t
-		if mapped, ok := claudeToolNames[t]; ok {
-			name = mapped
-		} else if isClaudeOnlyTool(t) {
-			f.sink.warnf(f.line("tools"), "tools", "%q is a Claude Code tool deputy does not have; it is left out", t)
-			continue
-		}
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-func isClaudeOnlyTool(t string) bool {
-	switch {
-	case t == "WebSearch", t == "TodoWrite", t == "TodoRead", t == "NotebookEdit", t == "NotebookRead", t == "Task", t == "BashOutput", t == "KillShell":
-		return true
-	case strings.HasPrefix(t, "Agent(") || t == "Agent", strings.HasPrefix(t, "mcp__"):
-		return true
-	}
-	return false
 }
 
 // toolsValue reads a Markdown tools key: a YAML list, or a comma-separated

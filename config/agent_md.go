@@ -15,9 +15,13 @@ import (
 // nothing is read from disk. The agent is nil when the file does not parse
 // or names no agent.
 //
-// Claude Code keys deputy cannot use (color, permissionMode, hooks, ...)
-// produce a warning; a model alias such as "sonnet" warns and inherits.
-// Any other unknown key is an error.
+// Front matter is read as leniently as Claude Code reads it: a value that
+// is not valid YAML is taken as a plain string. Claude Code keys deputy
+// cannot use (color, permissionMode, hooks, ...) and keys nobody defines
+// (version, tags) produce a warning. A model alias such as "sonnet"
+// resolves to its Anthropic model (see ResolveClaudeModel); Claude Code
+// tools deputy lacks are left out with a warning; no tools key means every
+// tool (ToolsAll).
 func ParseAgentMarkdown(data []byte, path string) (*Agent, Diagnostics) {
 	sink := &diagSink{file: path}
 	front, body, offset, has, err := splitFrontMatter(string(data))
@@ -30,11 +34,20 @@ func ParseAgentMarkdown(data []byte, path string) (*Agent, Diagnostics) {
 		return nil, sink.diags
 	}
 
-	m, refs, ok := decodeYAMLMapping(sink, front, offset, "front matter")
+	// Claude Code forgives values that are not valid YAML (an unquoted
+	// description holding ": "); so does deputy: such a value is retried as
+	// a plain string, and only a file that still fails is an error.
+	m, refs, ok := decodeYAMLMapping(&diagSink{file: path}, front, offset, "front matter")
 	if !ok {
+		if fixed, changed := lenientFrontMatter(front); changed {
+			m, refs, ok = decodeYAMLMapping(&diagSink{file: path}, fixed, offset, "front matter")
+		}
+	}
+	if !ok {
+		decodeYAMLMapping(sink, front, offset, "front matter") // for the original error
 		return nil, sink.diags
 	}
-	checkKeys(sink, mdAgentSchema, refs)
+	checkKeys(sink, mdAgentSchema, refs, Warning)
 
 	lines := make(map[string]int, len(refs))
 	for _, r := range refs {

@@ -23,7 +23,7 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 	want := &Agent{
 		Name:         "code-reviewer",
 		Description:  "Expert code reviewer. Use PROACTIVELY after code changes.",
-		Model:        "", // "sonnet" cannot be resolved: inherit
+		Model:        "anthropic/claude-sonnet-5", // the alias, resolved
 		SystemPrompt: "You are a senior code reviewer.\n\nCheck correctness first.",
 		// Claude Code's tool names become deputy's; Agent(...) has no counterpart.
 		Tools:           []string{"read_file", "grep", "find_path", "terminal"},
@@ -36,7 +36,6 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 	}
 	wantDiags := []string{
 		`warning: testdata/claude/code-reviewer.md:4: tools: "Agent(explorer, tester)" is a Claude Code tool deputy does not have; it is left out`,
-		`warning: testdata/claude/code-reviewer.md:5: model: "sonnet" is a Claude Code model alias deputy cannot resolve; the agent inherits its parent's model (write provider/model to choose one)`,
 		"warning: testdata/claude/code-reviewer.md:6: color: key color is a Claude Code setting deputy ignores",
 		"warning: testdata/claude/code-reviewer.md:7: permissionMode: key permissionMode is a Claude Code setting deputy ignores",
 		"warning: testdata/claude/code-reviewer.md:8: skills: key skills is a Claude Code setting deputy ignores",
@@ -91,8 +90,10 @@ func TestParseAgentMarkdownTools(t *testing.T) {
 		tools string
 		want  []string
 	}{
-		{"", nil},                     // not written: caller's default
-		{"tools:\n", nil},             // null: not set
+		{"", []string{ToolsAll}},         // not written: every tool, as in Claude Code
+		{"tools:\n", []string{ToolsAll}}, // null: not set
+		{"tools: \"*\"\n", []string{ToolsAll}},
+		{"tools: Task, TaskList, SendMessage, Skill, AskUserQuestion, mcp__github__create_issue, Bash(git:*)\n", []string{"ask_user", "mcp__github__create_issue"}},
 		{"tools: \"\"\n", []string{}}, // empty string: no tools
 		{"tools: []\n", []string{}},   // empty list: no tools
 		{"tools: Read\n", []string{"read_file"}},
@@ -164,12 +165,12 @@ func TestParseAgentMarkdownMessages(t *testing.T) {
 		{
 			name: "unknown key",
 			src:  "---\nname: a\nsystem_prompt: x\n---\n",
-			want: []string{"error: a.md:3: system_prompt: unknown key"},
+			want: []string{"warning: a.md:3: system_prompt: unknown key; ignored"},
 		},
 		{
 			name: "unknown nested key",
 			src:  "---\nname: a\nparams:\n  top_p: 1\n---\n",
-			want: []string{"error: a.md:4: params.top_p: unknown key"},
+			want: []string{"warning: a.md:4: params.top_p: unknown key; ignored"},
 		},
 		{
 			name: "max_depth out of range",
@@ -241,5 +242,61 @@ func TestSplitFrontMatter(t *testing.T) {
 		if front != tt.front || body != tt.body || has != tt.has || (err != nil) != tt.err {
 			t.Errorf("splitFrontMatter(%q) = %q, %q, %v, %v; want %q, %q, %v, err %v", tt.doc, front, body, has, err, tt.front, tt.body, tt.has, tt.err)
 		}
+	}
+}
+
+// Front matter Claude Code accepts though it is not valid YAML loads, with
+// the broken values taken as plain strings; keys nobody defines warn.
+func TestParseAgentMarkdownLenient(t *testing.T) {
+	src := "---\nname: api-designer\ndescription: Use when: designing APIs, e.g. REST: GraphQL\nversion: 1.2\ntags: [api, design]\nmodel: haiku\ntools: Read, Task\n---\nDesign APIs.\n"
+	a, diags := ParseAgentMarkdown([]byte(src), "api-designer.md")
+	if a == nil || diags.HasErrors() {
+		t.Fatalf("agent %v, diagnostics:\n%s", a, diags)
+	}
+	if a.Description != "Use when: designing APIs, e.g. REST: GraphQL" || a.Model != "anthropic/claude-haiku-4-5" || !cmp.Equal(a.Tools, []string{"read_file"}) {
+		t.Errorf("agent %+v", a)
+	}
+	want := []string{
+		"warning: api-designer.md:4: version: unknown key; ignored",
+		"warning: api-designer.md:5: tags: unknown key; ignored",
+		`warning: api-designer.md:7: tools: "Task" is a Claude Code tool deputy does not have; it is left out`,
+	}
+	if d := cmp.Diff(want, diagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+	// What even the lenient reading cannot take is still an error with its line.
+	_, diags = ParseAgentMarkdown([]byte("---\nname: a\ntools: [Read,\n---\n"), "a.md")
+	if !diags.HasErrors() || diags[0].Line != 3 {
+		t.Errorf("diagnostics %v", diags)
+	}
+}
+
+// The alias table: every alias Claude Code documents, full ids, inherit,
+// and Claude Code's own override variables.
+func TestResolveClaudeModel(t *testing.T) {
+	for in, want := range map[string]string{
+		"haiku":                     "anthropic/claude-haiku-4-5",
+		"sonnet":                    "anthropic/claude-sonnet-5",
+		"opus":                      "anthropic/claude-opus-5",
+		"fable":                     "anthropic/claude-fable-5",
+		"opusplan":                  "anthropic/claude-sonnet-5",
+		"sonnet[1m]":                "anthropic/claude-sonnet-5",
+		"claude-opus-4-1-20250805":  "anthropic/claude-opus-4-1-20250805",
+		"claude-sonnet-4-5[1m]":     "anthropic/claude-sonnet-4-5",
+		"inherit":                   "",
+		"default":                   "",
+		"openai/gpt-4.1":            "openai/gpt-4.1",
+		"anthropic/claude-sonnet-5": "anthropic/claude-sonnet-5",
+	} {
+		if got, _, _ := ResolveClaudeModel(in); got != want {
+			t.Errorf("%s -> %q, want %q", in, got, want)
+		}
+	}
+	if _, note, _ := ResolveClaudeModel("opusplan"); note == "" {
+		t.Error("opusplan resolves without saying that plan mode is missing")
+	}
+	t.Setenv("ANTHROPIC_DEFAULT_HAIKU_MODEL", "claude-haiku-4-5-20251001")
+	if got, _, _ := ResolveClaudeModel("haiku"); got != "anthropic/claude-haiku-4-5-20251001" {
+		t.Errorf("pinned haiku -> %q", got)
 	}
 }

@@ -40,7 +40,7 @@ func ParseAgentTOML(data []byte, path string) (*Agent, Diagnostics) {
 	for _, k := range md.Keys() {
 		refs = append(refs, keyRef{path: k, line: lineFor(lines, strings.Join(k, "."))})
 	}
-	checkKeys(sink, tomlAgentSchema, refs)
+	checkKeys(sink, tomlAgentSchema, refs, Error)
 
 	f := fields{m: m, lines: lines, sink: sink}
 	a := buildAgent(f, path, agentFormat{modelRequired: true})

@@ -55,7 +55,11 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 		}
 		if opts.KnownTool != nil {
 			for _, t := range a.Tools {
-				if !opts.KnownTool(t) {
+				switch {
+				case t == ToolsAll || opts.KnownTool(t):
+				case strings.HasPrefix(t, "mcp__"):
+					sink.warnf(a.KeyLine("tools"), "tools", "%q is an MCP tool no configured MCP server provides; it is left out", t)
+				default:
 					sink.errorf(a.KeyLine("tools"), "tools", "unknown tool %q", t)
 				}
 			}

@@ -132,7 +132,9 @@ type keyRef struct {
 // error, once per unknown subtree) and every key owned by axe or Claude
 // Code (a warning, once per top-most such key). refs are in file order, so
 // the diagnostics are too.
-func checkKeys(sink *diagSink, schema *keySpec, refs []keyRef) {
+// unknownSev is Error for axe files (axe refuses unknown keys too) and
+// Warning for Claude Code's Markdown, whose loader ignores them.
+func checkKeys(sink *diagSink, schema *keySpec, refs []keyRef, unknownSev Severity) {
 	unknown := map[string]bool{}
 	warned := map[string]bool{}
 	for _, r := range refs {
@@ -151,9 +153,11 @@ func checkKeys(sink *diagSink, schema *keySpec, refs []keyRef) {
 					if _, ok := spec.children[strings.ToLower(part)]; ok {
 						// axe's decoder matches keys case-insensitively;
 						// deputy's does not, so say what to write.
-						sink.errorf(r.line, prefix, "unknown key (keys are case-sensitive: did you mean %q?)", strings.ToLower(part))
+						sink.add(unknownSev, r.line, prefix, "unknown key (keys are case-sensitive: did you mean %q?)", strings.ToLower(part))
+					} else if unknownSev == Warning {
+						sink.add(unknownSev, r.line, prefix, "unknown key; ignored")
 					} else {
-						sink.errorf(r.line, prefix, "unknown key")
+						sink.add(unknownSev, r.line, prefix, "unknown key")
 					}
 				}
 				break

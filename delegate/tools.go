@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
@@ -117,8 +118,14 @@ func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) 
 func (e *Engine) baseTools(a *config.Agent, workdir string) (*tool.Registry, error) {
 	all := e.Tools(workdir)
 	names := e.DefaultTools
-	if a.Tools != nil {
+	switch {
+	case slices.Contains(a.Tools, config.ToolsAll):
+		names = all.Names()
+	case a.Tools != nil:
 		names = slices.DeleteFunc(slices.Clone(a.Tools), func(n string) bool {
+			if _, ok := all.Get(n); !ok && strings.HasPrefix(n, mcpToolPrefix) {
+				return true // no MCP server provides it; lint has warned
+			}
 			return n == ToolCallAgent || n == ToolSubagent || n == ToolLLMQuery || e.specialization(n) != nil
 		})
 	}
@@ -136,11 +143,15 @@ func (e *Engine) queryToolsOf(a *config.Agent) []string {
 	for _, sp := range e.Specializations {
 		all = append(all, sp.ToolName)
 	}
-	if a.Tools == nil {
+	if a.Tools == nil || slices.Contains(a.Tools, config.ToolsAll) {
 		return all
 	}
 	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(a.Tools, n) })
 }
+
+// mcpToolPrefix starts the names Claude Code gives MCP servers' tools
+// (mcp__server__tool); an agent may list them before a server provides them.
+const mcpToolPrefix = "mcp__"
 
 // configError is a problem with an agent's definition found when it is
 // about to run.

@@ -61,7 +61,7 @@ The conversation is stored as a session in the ledger; resume it later with
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "model as provider/model (overrides the agent's)")
+	fl.StringVar(&f.model, "model", "", "model as provider/model or a Claude Code alias such as sonnet (overrides the agent's)")
 	fl.StringVar(&f.workdir, "workdir", "", "working directory (default: the agent's workdir, else the current directory)")
 	fl.StringVar(&f.session, "session", "", "resume this session (default: start a new one)")
 	fl.BoolVar(&f.subagents, "subagents", false, "start with the subagent tool on (toggle with /subagents on|off)")
@@ -117,6 +117,9 @@ func (r *lineReader) ask(ctx context.Context, question string) (string, error) {
 func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) error {
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
+		return err
+	}
+	if f.model, err = modelFlag(f.model); err != nil {
 		return err
 	}
 	a := defaultChatAgent()

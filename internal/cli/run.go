@@ -62,7 +62,7 @@ after retries, timeout), 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model (overrides the agent's)")
+	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model or a Claude Code alias such as sonnet (overrides the agent's)")
 	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none)")
@@ -105,10 +105,8 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
 		return configErrf("working directory %s does not exist", workdir)
 	}
-	if f.model != "" {
-		if _, err := llm.ParseModel(f.model); err != nil {
-			return configErr(fmt.Errorf("--model: %w", err))
-		}
+	if f.model, err = modelFlag(f.model); err != nil {
+		return err
 	}
 	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session}
 
@@ -324,4 +322,20 @@ func listOrNone(xs []string) string {
 		return "(none)"
 	}
 	return strings.Join(xs, ", ")
+}
+
+// modelFlag checks a --model value; a Claude Code alias (haiku, sonnet,
+// opus, fable, a claude-... id) resolves to its Anthropic model, as in an
+// agent file.
+func modelFlag(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	if m, _, ok := config.ResolveClaudeModel(v); ok && m != "" {
+		v = m
+	}
+	if _, err := llm.ParseModel(v); err != nil {
+		return "", configErr(fmt.Errorf("--model: %w", err))
+	}
+	return v, nil
 }
