@@ -58,6 +58,15 @@ type Spec struct {
 	// Stream asks the provider to stream and reports text deltas as
 	// EventTextDelta.
 	Stream bool
+	// Resume says Messages is this run's own conversation as far as it was
+	// committed, being continued after an interruption: tool calls of the
+	// last assistant message that have no result yet are run first, and a
+	// conversation that already ends with a final answer ends the run
+	// without a model call.
+	Resume bool
+	// Turns is how many model calls Messages already holds (a resumed
+	// run); they count against MaxTurns.
+	Turns int
 }
 
 // Status is how a run ended.
@@ -107,6 +116,10 @@ func (e *MaxTurnsError) Is(target error) bool { return target == ErrMaxTurns }
 // error is Result.Err.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
 	r := &runner{spec: spec, res: &Result{Messages: append([]llm.Message(nil), spec.Messages...)}}
+	if spec.Resume && r.resume(ctx) {
+		r.res.Status = statusOf(ctx, r.res.Err)
+		return r.res, r.res.Err
+	}
 	r.loop(ctx)
 	r.res.Status = statusOf(ctx, r.res.Err)
 	return r.res, r.res.Err
@@ -116,6 +129,54 @@ type runner struct {
 	spec Spec
 	res  *Result
 }
+
+// resume finishes what the committed conversation left open: the calls of
+// its last assistant message that have no result are run. It reports
+// whether the run is already over: the conversation ends with a final
+// answer.
+func (r *runner) resume(ctx context.Context) (done bool) {
+	msgs := r.res.Messages
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	if len(msgs[last].ToolCalls) == 0 {
+		if last == len(msgs)-1 {
+			r.res.Output = msgs[last].Content
+			return true
+		}
+		return false
+	}
+	answered := map[string]bool{}
+	for _, m := range msgs[last+1:] {
+		if m.Role == llm.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	var pending []llm.ToolCall
+	for _, c := range msgs[last].ToolCalls {
+		if !answered[c.ID] {
+			pending = append(pending, c)
+		}
+	}
+	if len(pending) == 0 {
+		return false
+	}
+	results := r.runTools(ctx, pending)
+	for i, call := range pending {
+		r.appendMessage(llm.ToolResultMessage(call, results[i].Content, results[i].IsError))
+	}
+	return false
+}
+
+// turnsUsed counts the model calls of this run, earlier attempts included.
+func (r *runner) turnsUsed() int { return r.spec.Turns + r.res.Turns }
 
 func (r *runner) maxTurns() int {
 	if r.spec.MaxTurns > 0 {
@@ -167,7 +228,7 @@ func (r *runner) loop(ctx context.Context) {
 			r.res.Output = msg.Content
 			return
 		}
-		if r.res.Turns >= r.maxTurns() {
+		if r.turnsUsed() >= r.maxTurns() {
 			// The answer would come after a model call we may not make.
 			// Close the calls so the conversation stays valid for a caller
 			// that continues it (a summary call, say).

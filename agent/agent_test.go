@@ -268,3 +268,54 @@ func TestPanickingToolIsAnErrorResult(t *testing.T) {
 		t.Errorf("panic result %+v", m)
 	}
 }
+
+func TestResumeRunsOnlyUnansweredCalls(t *testing.T) {
+	var ran []string
+	type echoArgs struct {
+		Name string `json:"name"`
+	}
+	echo := tool.New("echo", "echo", func(ctx context.Context, a echoArgs) (tool.Result, error) {
+		ran = append(ran, a.Name+"@"+agent.ToolCallFrom(ctx).ID)
+		return tool.Text("echo " + a.Name), nil
+	})
+	committed := []llm.Message{
+		llm.UserMessage("go"),
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("c1", "echo", `{"name":"one"}`), call("c2", "echo", `{"name":"two"}`)}},
+		llm.ToolResultMessage(call("c1", "echo", `{"name":"one"}`), "echo one", false),
+	}
+	p := llmtest.Sequence(textResp("done"))
+	res, err := agent.Run(context.Background(), agent.Spec{Provider: p, Model: "m", Messages: committed,
+		Tools: tool.NewRegistry(echo), ToolConcurrency: 1, Resume: true, Turns: 1, MaxTurns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ran, ",") != "two@c2" {
+		t.Errorf("ran %v, want only the unanswered call c2", ran)
+	}
+	if res.Output != "done" || res.Turns != 1 || res.Added != 2 {
+		t.Errorf("got output %q, turns %d, added %d", res.Output, res.Turns, res.Added)
+	}
+	if last := p.Requests()[0].Messages; len(last) != 4 || last[3].Content != "echo two" {
+		t.Errorf("the model saw %+v", last)
+	}
+}
+
+func TestResumeOfAFinishedConversationCallsNoModel(t *testing.T) {
+	p := llmtest.Sequence()
+	res, err := agent.Run(context.Background(), agent.Spec{Provider: p, Model: "m", Resume: true, Turns: 1,
+		Messages: []llm.Message{llm.UserMessage("go"), llm.AssistantMessage("the answer")}})
+	if err != nil || res.Output != "the answer" || res.Turns != 0 || len(p.Requests()) != 0 {
+		t.Fatalf("got %+v, err %v, %d model calls", res, err, len(p.Requests()))
+	}
+}
+
+func TestResumeCountsEarlierTurns(t *testing.T) {
+	p := llmtest.Sequence(toolsResp(call("x", "sleep", `{"ms":1}`)))
+	var running, peak atomic.Int32
+	_, err := agent.Run(context.Background(), agent.Spec{Provider: p, Model: "m", Resume: true, Turns: 2, MaxTurns: 3,
+		Messages: []llm.Message{llm.UserMessage("go")}, Tools: tool.NewRegistry(sleeper(&running, &peak))})
+	var mt *agent.MaxTurnsError
+	if !errors.As(err, &mt) || mt.Limit != 3 || len(p.Requests()) != 1 {
+		t.Fatalf("err %v after %d calls, want the limit of 3 reached after one more call", err, len(p.Requests()))
+	}
+}

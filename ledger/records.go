@@ -20,8 +20,8 @@ const (
 )
 
 // Statuses a run can have. A ledger records whatever status it is given; these are
-// the ones deputy's engine sets. Package store adds StatusInterrupted, for runs whose
-// process died.
+// the ones deputy's engine sets, and StatusInterrupted (below) the one package store
+// sets for runs whose process died.
 const (
 	StatusRunning         = "running"
 	StatusOK              = "ok"
@@ -55,6 +55,30 @@ type Run struct {
 	Task      string
 	Output    string
 	SessionID string // the session the run belongs to, if any
+
+	// ToolCallID is the parent's tool call that spawned this child run.
+	ToolCallID string
+	// Workdir is the directory the run worked in.
+	Workdir string
+	// Attempt counts the times the run was started: 1, plus one per resume.
+	// AttemptStartedAt is when the current attempt began.
+	Attempt          int
+	AttemptStartedAt time.Time
+}
+
+// StatusInterrupted is the status of a run whose process ended before the
+// run did (package store sets it when it finds such runs).
+const StatusInterrupted = "interrupted"
+
+// Attempt is one earlier attempt of a resumed run, as it ended.
+type Attempt struct {
+	RunID      string
+	Attempt    int
+	Status     string
+	Error      string
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Turns      int
 }
 
 // Message is one entry of a run's conversation.

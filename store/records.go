@@ -9,6 +9,7 @@ type (
 	Message  = ledger.Message
 	Event    = ledger.Event
 	Exchange = ledger.Exchange
+	Attempt  = ledger.Attempt
 )
 
 // Kinds of run and the statuses deputy records; see package ledger.

@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/deputyhq/deputy/ledger"
 )
 
 // StatusInterrupted is set by Open on runs whose owning process died mid-run.
-const StatusInterrupted = "interrupted"
+const StatusInterrupted = ledger.StatusInterrupted
 
 // recoverInterrupted marks the running runs of dead processes as interrupted. It
 // works under the write lock, so two processes opening at once agree, and only on

@@ -32,6 +32,7 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		run.Status = StatusRunning
 	}
 	run.StartedAt = nowIfZero(run.StartedAt)
+	run.Attempt, run.AttemptStartedAt = 1, run.StartedAt
 	me := currentOwner()
 
 	err := s.write(ctx, func(t *wtx) error {
@@ -50,7 +51,7 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 			run.Status, run.Error, nanos(run.StartedAt), nanos(run.FinishedAt),
 			run.InputTokens, run.OutputTokens, run.TreeInputTokens, run.TreeOutputTokens,
 			run.Turns, run.Task, run.Output, nullString(run.SessionID),
-			me.pid, me.host, me.start)
+			me.pid, me.host, me.start, run.ToolCallID, run.Workdir)
 		if sqliteCode(err) == codeConstraintPrimaryKey {
 			return fmt.Errorf("a run with this id is already recorded: %w", err)
 		}
@@ -70,8 +71,8 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 const insertRun = `INSERT INTO runs (
     id, parent_id, root_id, agent, kind, depth, model, status, error, started_at, finished_at,
     input_tokens, output_tokens, tree_input_tokens, tree_output_tokens, turns, task, output, session_id,
-    owner_pid, owner_host, owner_start)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    owner_pid, owner_host, owner_start, tool_call_id, workdir)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // FinishRun records the end of run r.ID: Status (required), Error, Output, usage,
 // Turns and FinishedAt (now when zero, written back into r); Model too when set.
@@ -113,7 +114,7 @@ WHERE id = ?1`
 
 const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, model, status, error,
     started_at, finished_at, input_tokens, output_tokens, tree_input_tokens, tree_output_tokens,
-    turns, task, output, coalesce(session_id, '')`
+    turns, task, output, coalesce(session_id, ''), tool_call_id, workdir, attempt, coalesce(attempt_started_at, started_at)`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -138,11 +139,12 @@ func collect[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([
 
 func scanRun(sc scanner) (Run, error) {
 	var r Run
-	var started, finished sql.NullInt64
+	var started, finished, attemptStarted sql.NullInt64
 	err := sc.Scan(&r.ID, &r.ParentID, &r.RootID, &r.Agent, &r.Kind, &r.Depth, &r.Model, &r.Status, &r.Error,
 		&started, &finished, &r.InputTokens, &r.OutputTokens, &r.TreeInputTokens, &r.TreeOutputTokens,
-		&r.Turns, &r.Task, &r.Output, &r.SessionID)
+		&r.Turns, &r.Task, &r.Output, &r.SessionID, &r.ToolCallID, &r.Workdir, &r.Attempt, &attemptStarted)
 	r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
+	r.AttemptStartedAt = fromNanos(attemptStarted)
 	return r, err
 }
 

@@ -16,7 +16,8 @@ func TestRunRoundTrip(t *testing.T) {
 	start := time.Date(2025, 3, 4, 5, 6, 7, 123456789, time.UTC)
 	want := Run{
 		ID: NewID(), Agent: "reviewer", Kind: KindRoot, Model: "openai/gpt-x", Status: StatusRunning,
-		StartedAt: start, Task: "check the diff", SessionID: "code_review",
+		StartedAt: start, Task: "check the diff", SessionID: "code_review", Workdir: "/src/app",
+		Attempt: 1, AttemptStartedAt: start,
 	}
 	want.RootID = want.ID
 	r := want
