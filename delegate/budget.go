@@ -49,6 +49,9 @@ type Tree struct {
 	// way holding one per running child would.
 	calls chan struct{}
 
+	// resume is the ledger's record of the tree when it is resumed.
+	resume *resumePlan
+
 	mu     sync.Mutex
 	spawns int
 	usage  llm.Usage

@@ -141,6 +141,9 @@ type run struct {
 	summary string
 	// quiet runs record their run row but not their conversation.
 	quiet bool
+	// resumed, when set, makes this run the continuation of a recorded
+	// one (resume.go).
+	resumed *resumed
 }
 
 // Run runs a root agent to its final answer and returns its envelope, with
@@ -164,6 +167,9 @@ func (e *Engine) spawn(ctx context.Context, r run) *Envelope {
 	if parent == nil {
 		err := errors.New("delegation outside a run: no caller scope")
 		return &Envelope{Kind: r.kind, Label: r.label, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	if env, ok := e.respawn(ctx, parent, r); ok {
+		return env
 	}
 	if err := parent.tree.reserveSpawn(); err != nil {
 		env := &Envelope{Kind: r.kind, Label: r.label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
@@ -252,6 +258,13 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	tools := e.toolsFor(s, r)
 	policy := e.policyFor(s, tools)
 	e.record(ctx, s, r, start)
+	var prior resumed
+	if r.resumed != nil {
+		prior = *r.resumed
+		for _, c := range prior.children {
+			s.addChild(c)
+		}
+	}
 	if parent != nil {
 		e.emit(spawnEvent(ctx, s, r, tools.Names()))
 	}
@@ -271,6 +284,8 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 			return tree.checkTokens(parent != nil)
 		},
 		OnEvent: e.loopListener(ctx, s, r),
+		Resume:  r.resumed != nil,
+		Turns:   prior.turns,
 	}
 	if r.onText != nil || e.StreamText {
 		spec.Stream = true
@@ -283,13 +298,23 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		}
 		countUsage(ev)
 	}
-	res, runErr := agent.Run(runCtx, spec)
-	env.Turns, env.Usage, env.Output, env.Messages = res.Turns, res.Usage, res.Output, res.Messages
+	var res *agent.Result
+	var runErr error
+	var committedSummary []llm.Message
+	if prior.summaryAt > 0 {
+		committedSummary = r.messages[prior.summaryAt:]
+		// The loop had ended before the interruption; only the summary
+		// call was left.
+		res = &agent.Result{Messages: r.messages[:prior.summaryAt]}
+	} else {
+		res, runErr = agent.Run(runCtx, spec)
+	}
+	env.Turns, env.Usage, env.Output, env.Messages = prior.turns+res.Turns, prior.usage.Add(res.Usage), res.Output, res.Messages
 	if errors.Is(runErr, agent.ErrMaxTurns) {
 		env.MaxTurnsReached = true
 	}
 	if r.summary != "" && (runErr == nil || errors.Is(runErr, agent.ErrMaxTurns)) {
-		out, u, err := e.summarize(runCtx, spec, res.Messages, r.summary)
+		out, u, err := e.summarize(runCtx, spec, res.Messages, r.summary, committedSummary)
 		env.Usage = env.Usage.Add(u)
 		env.Output = out
 		if err != nil {
@@ -305,13 +330,22 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 
 // summarize makes the subagent's closing call: the conversation so far,
 // the summary prompt, no tools. Its answer is the output.
-func (e *Engine) summarize(ctx context.Context, spec agent.Spec, history []llm.Message, prompt string) (string, llm.Usage, error) {
+//
+// committed is the summary exchange a resumed run had already recorded
+// (the prompt, and maybe the answer): it is not recorded again, and a
+// committed answer is the output without a model call.
+func (e *Engine) summarize(ctx context.Context, spec agent.Spec, history []llm.Message, prompt string, committed []llm.Message) (string, llm.Usage, error) {
 	spec.Tools = nil
 	spec.MaxTurns = 1
+	spec.Turns = 0
+	spec.Resume = len(committed) > 0
 	ask := llm.UserMessage(prompt)
 	spec.Messages = append(append([]llm.Message(nil), history...), ask)
+	if len(committed) > 1 {
+		spec.Messages = append(spec.Messages, committed[1:]...)
+	}
 	spec.Stream = false
-	if spec.OnEvent != nil {
+	if spec.OnEvent != nil && len(committed) == 0 {
 		// The summary prompt is part of the child's conversation: the
 		// ledger records it like every other message.
 		spec.OnEvent(agent.Event{Kind: agent.EventMessage, Agent: spec.Name, Message: &ask})

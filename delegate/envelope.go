@@ -53,6 +53,9 @@ type Envelope struct {
 	// Messages is the conversation of this run (not serialised; the
 	// ledger has it).
 	Messages []llm.Message `json:"-"`
+	// fromLedger: a resumed tree's child that had finished before; its
+	// envelope was rebuilt from the ledger, not run again.
+	fromLedger bool
 }
 
 // OK reports whether the run ended with a final answer.

@@ -39,12 +39,29 @@ func (e *Engine) record(ctx context.Context, s *Scope, r run, start time.Time) {
 	if e.Ledger == nil {
 		return
 	}
+	callCtx := ctx
 	ctx = context.WithoutCancel(ctx)
-	row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
-		Depth: s.Depth, Model: s.Model, Status: "running", StartedAt: start, Task: r.task, SessionID: r.sessionID}
-	if err := e.Ledger.CreateRun(ctx, row); err != nil {
-		e.warn("ledger: recording run", s, err)
-		return
+	if r.resumed != nil {
+		if _, err := r.resumed.ledger.ResumeRun(ctx, s.RunID); err != nil {
+			e.warn("ledger: resuming run", s, err)
+			return
+		}
+		if !r.resumed.recordStart {
+			return
+		}
+	} else {
+		row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
+			Depth: s.Depth, Model: s.Model, Status: "running", StartedAt: start, Task: r.task, SessionID: r.sessionID,
+			Workdir: r.workdir}
+		if s.ParentID != "" {
+			// The call that spawns this child, so that a resumed parent
+			// finds it again.
+			row.ToolCallID = agent.ToolCallID(callCtx)
+		}
+		if err := e.Ledger.CreateRun(ctx, row); err != nil {
+			e.warn("ledger: recording run", s, err)
+			return
+		}
 	}
 	if r.quiet {
 		return

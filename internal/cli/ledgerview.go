@@ -124,6 +124,8 @@ type runView struct {
 	Task       string     `json:"task"`
 	Output     string     `json:"output"`
 	SessionID  string     `json:"session_id,omitempty"`
+	// Attempt counts the times the run was started (deputy runs resume).
+	Attempt int `json:"attempt"`
 }
 
 func viewRun(r *store.Run) runView {
@@ -131,7 +133,7 @@ func viewRun(r *store.Run) runView {
 		Model: r.Model, Status: r.Status, Error: r.Error, StartedAt: r.StartedAt,
 		Usage:    llm.Usage{InputTokens: r.TreeInputTokens, OutputTokens: r.TreeOutputTokens},
 		OwnUsage: llm.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens},
-		Turns:    r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID}
+		Turns:    r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt}
 	if !r.FinishedAt.IsZero() {
 		t := r.FinishedAt
 		v.FinishedAt = &t
@@ -199,6 +201,9 @@ func printRunHeader(out io.Writer, v runView) {
 	row("tokens", fmt.Sprintf("%s (own: %s)", usageText(v.Usage), usageText(v.OwnUsage)))
 	row("started", formatTime(v.StartedAt))
 	row("duration", durationText(v))
+	if v.Attempt > 1 {
+		row("attempt", fmt.Sprint(v.Attempt))
+	}
 	if v.SessionID != "" {
 		row("session", v.SessionID)
 	}

@@ -26,11 +26,12 @@ A run id may be given as any unique prefix of it, in upper or lower case, or
 as "last" for the newest root run.`,
 		Example: `  deputy runs list
   deputy runs show 01J9Z3
-  deputy runs tree 01J9Z3`,
+  deputy runs tree 01J9Z3
+  deputy runs resume last`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newRunsListCmd(g), newRunsShowCmd(g), newRunsTreeCmd(g))
+	cmd.AddCommand(newRunsListCmd(g), newRunsShowCmd(g), newRunsTreeCmd(g), newRunsResumeCmd(g))
 	return cmd
 }
 
@@ -194,6 +195,7 @@ listed at the end; 'deputy runs tree' shows the whole tree.`,
 			}
 			out := cmd.OutOrStdout()
 			printRunHeader(out, c.Run)
+			printAttempts(out, c.Attempts)
 			printConversationSection(out, c)
 			printChildren(out, c.Children)
 			return nil
@@ -211,6 +213,18 @@ type conversation struct {
 	// Path is the chain of runs from the root down to this one, itself
 	// included (replay --id).
 	Path []runView `json:"path,omitempty"`
+	// Attempts are the run's earlier attempts, when it was resumed.
+	Attempts []attemptView `json:"attempts,omitempty"`
+}
+
+// attemptView is one earlier attempt of a resumed run.
+type attemptView struct {
+	Attempt    int       `json:"attempt"`
+	Status     string    `json:"status"`
+	Error      string    `json:"error,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	Turns      int       `json:"turns"`
 }
 
 // loadConversation reads the run id names ("last": the newest that lastOf
@@ -230,6 +244,14 @@ func loadConversation(cmd *cobra.Command, st *store.Store, id string, lastOf ...
 		return nil, failed(err)
 	}
 	c := &conversation{Run: viewRun(r), Messages: viewMessages(ms), Children: []runView{}}
+	atts, err := st.Attempts(ctx, r.ID)
+	if err != nil {
+		return nil, failed(err)
+	}
+	for _, a := range atts {
+		c.Attempts = append(c.Attempts, attemptView{Attempt: a.Attempt, Status: a.Status, Error: a.Error,
+			StartedAt: a.StartedAt, FinishedAt: a.FinishedAt, Turns: a.Turns})
+	}
 	byID := map[string]*store.Run{}
 	for i := range tree {
 		byID[tree[i].ID] = &tree[i]
@@ -259,6 +281,22 @@ func printConversationSection(out io.Writer, c *conversation) {
 		return
 	}
 	fmt.Fprintln(out, "    (no messages stored)")
+}
+
+func printAttempts(out io.Writer, atts []attemptView) {
+	if len(atts) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "\nearlier attempts:")
+	tw := newTable(out)
+	for _, a := range atts {
+		status := a.Status
+		if a.Error != "" {
+			status += ": " + a.Error
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%d turns\t%s\n", a.Attempt, formatTime(a.StartedAt), a.Turns, status)
+	}
+	tw.Flush()
 }
 
 func printChildren(out io.Writer, children []runView) {

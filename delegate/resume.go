@@ -1,0 +1,332 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/ledger"
+	"github.com/deputyhq/deputy/llm"
+)
+
+// Resuming a tree (docs/durable.md). The ledger holds every committed
+// message of every run, so an interrupted tree continues from there:
+//
+//   - a run that was in flight continues from its last committed message:
+//     a model call whose answer was not committed is made again, tool calls
+//     whose results were not committed are run again;
+//   - a child that finished keeps its result: the parent's call for it,
+//     when still waiting, is answered from the ledger, not run again;
+//   - the tree's quotas continue from what was spent: children spawned,
+//     tokens used and time taken by earlier attempts;
+//   - every run keeps its id; the ledger keeps its earlier attempts.
+//
+// A child is found again by its parent's run id and the id of the tool
+// call that spawned it, which the model's committed message fixes.
+
+// ErrNotResumable is returned (as an envelope's Err) for a run that cannot
+// be resumed: it is still running, it finished ok, or it failed and
+// ResumeRequest.RetryFailed is not set.
+var ErrNotResumable = errors.New("run cannot be resumed")
+
+// ResumeLedger is a Ledger that can read a tree back and start another
+// attempt of a run: what Engine.Resume needs. *store.Store implements it.
+type ResumeLedger interface {
+	Ledger
+	// Tree returns every run of the tree rooted at rootID, in start order.
+	Tree(ctx context.Context, rootID string) ([]ledger.Run, error)
+	// Messages returns a run's messages in order.
+	Messages(ctx context.Context, runID string) ([]ledger.Message, error)
+	// ResumeRun starts the next attempt of a run that is not running,
+	// keeping the current one among its attempts.
+	ResumeRun(ctx context.Context, id string) (*ledger.Run, error)
+	// Attempts returns a run's earlier attempts, oldest first.
+	Attempts(ctx context.Context, runID string) ([]ledger.Attempt, error)
+}
+
+// ResumeRequest asks to continue a recorded root run.
+type ResumeRequest struct {
+	// RunID is the root run's full id.
+	RunID string
+	// Agent is the root's agent definition, as it is now.
+	Agent *config.Agent
+	// History is the earlier conversation the run continued, as for Run
+	// (a session's exchanges).
+	History []llm.Message
+	// RetryFailed allows resuming a run that ended with an error, a
+	// timeout, a cancellation or a spent budget, not only an interrupted one.
+	RetryFailed bool
+	OnText      func(string)
+}
+
+// finished reports whether a child's recorded status is an answer its
+// parent may be given as it is. A child that was cut short from outside
+// (interrupted, cancelled, timed out) continues instead.
+func finished(status string) bool {
+	switch status {
+	case ledger.StatusOK, ledger.StatusError, ledger.StatusMaxTurns, ledger.StatusBudgetExhausted:
+		return true
+	}
+	return false
+}
+
+// Resume continues the root run req.RunID from the ledger and returns its
+// envelope, as Run would have.
+func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
+	label := ""
+	if req.Agent != nil {
+		label = req.Agent.Name
+	}
+	fail := func(err error) *Envelope {
+		return &Envelope{RunID: req.RunID, Kind: KindRoot, Label: label, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	rl, ok := e.Ledger.(ResumeLedger)
+	if !ok {
+		return fail(errors.New("resume needs a ledger that can read runs back (such as package store's)"))
+	}
+	plan, err := loadPlan(ctx, rl, req.RunID)
+	if err != nil {
+		return fail(err)
+	}
+	root := plan.runs[req.RunID]
+	switch {
+	case root.ParentID != "":
+		return fail(fmt.Errorf("%w: run %s is a child run; resume its root %s", ErrNotResumable, root.ID, root.RootID))
+	case root.Status == ledger.StatusRunning:
+		return fail(fmt.Errorf("%w: run %s is still running in another process", ErrNotResumable, root.ID))
+	case root.Status == ledger.StatusOK:
+		return fail(fmt.Errorf("%w: run %s already finished ok", ErrNotResumable, root.ID))
+	case root.Status != ledger.StatusInterrupted && !req.RetryFailed:
+		return fail(fmt.Errorf("%w: run %s ended with status %s; use --retry-failed to continue it anyway", ErrNotResumable, root.ID, root.Status))
+	}
+	r, err := e.rootRun(RunRequest{Agent: req.Agent, Task: root.Task, Model: root.Model, Workdir: root.Workdir,
+		History: req.History, SessionID: root.SessionID, OnText: req.OnText})
+	if err != nil {
+		return fail(err)
+	}
+	if err := e.resumeFrom(ctx, plan, &r, root); err != nil {
+		return fail(err)
+	}
+	tree := newTree(root.ID, e.Quotas, e.Concurrency)
+	tree.resume = plan
+	sp := plan.spent()
+	sp.elapsed = r.resumed.elapsed
+	tree.restore(sp)
+	return e.execute(ctx, nil, tree, root.ID, r)
+}
+
+// resumePlan is what the ledger knows of a tree being resumed.
+type resumePlan struct {
+	ledger   ResumeLedger
+	runs     map[string]ledger.Run
+	children map[string][]ledger.Run // by parent id, in start order
+	// byCall maps a parent's run id and tool call id to the child the call
+	// spawned.
+	byCall map[[2]string]ledger.Run
+}
+
+func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan, error) {
+	rows, err := rl.Tree(ctx, rootID)
+	if err != nil {
+		return nil, err
+	}
+	p := &resumePlan{ledger: rl, runs: map[string]ledger.Run{}, children: map[string][]ledger.Run{}, byCall: map[[2]string]ledger.Run{}}
+	for _, row := range rows {
+		p.runs[row.ID] = row
+		if row.ParentID != "" {
+			p.children[row.ParentID] = append(p.children[row.ParentID], row)
+			if row.ToolCallID != "" {
+				p.byCall[[2]string{row.ParentID, row.ToolCallID}] = row
+			}
+		}
+	}
+	if _, ok := p.runs[rootID]; !ok {
+		return nil, fmt.Errorf("run %s is not in the ledger", rootID)
+	}
+	return p, nil
+}
+
+// spent is what the earlier attempts used of the tree's quotas.
+func (p *resumePlan) spent() spent {
+	var sp spent
+	for _, row := range p.runs {
+		if row.ParentID != "" {
+			sp.spawns++
+		}
+		sp.usage = sp.usage.Add(llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens})
+	}
+	return sp
+}
+
+// resumeFrom turns r, a run described afresh by its front door, into the
+// continuation of its recorded run: its committed messages, turns and usage,
+// and the children whose results it already has.
+func (e *Engine) resumeFrom(ctx context.Context, p *resumePlan, r *run, row ledger.Run) error {
+	rows, err := p.ledger.Messages(ctx, row.ID)
+	if err != nil {
+		return err
+	}
+	res := &resumed{ledger: p.ledger, row: row, elapsed: e.attemptsTime(ctx, p.ledger, row)}
+	if len(rows) == 0 {
+		// Nothing was committed: the run starts over, its first messages
+		// to be recorded as on a first attempt.
+		res.recordStart = true
+	} else {
+		msgs := r.messages[:r.historyLen:r.historyLen]
+		for _, m := range rows {
+			msg := llm.Message{Role: llm.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError}
+			if len(m.ToolCalls) > 0 {
+				if err := json.Unmarshal(m.ToolCalls, &msg.ToolCalls); err != nil {
+					return fmt.Errorf("run %s message %d: tool calls: %w", row.ID, m.Seq, err)
+				}
+			}
+			if msg.Role == llm.RoleAssistant {
+				res.turns++
+				res.usage = res.usage.Add(llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens})
+			}
+			msgs = append(msgs, msg)
+		}
+		r.messages = msgs
+		if i := summaryIndex(msgs[r.historyLen:], r.summary); i >= 0 {
+			res.summaryAt = r.historyLen + i
+			res.turns-- // the summary's own call is not a turn
+		}
+	}
+	answered := map[string]bool{}
+	for _, m := range r.messages[r.historyLen:] {
+		if m.Role == llm.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	for _, c := range p.children[row.ID] {
+		if answered[c.ToolCallID] {
+			res.children = append(res.children, p.envelope(c))
+		}
+	}
+	r.resumed = res
+	return nil
+}
+
+// attemptsTime is the wall time a run's earlier attempts took.
+func (e *Engine) attemptsTime(ctx context.Context, rl ResumeLedger, row ledger.Run) time.Duration {
+	var d time.Duration
+	if !row.FinishedAt.IsZero() {
+		d = row.FinishedAt.Sub(row.AttemptStartedAt)
+	}
+	atts, err := rl.Attempts(ctx, row.ID)
+	if err != nil {
+		e.warn("ledger: reading attempts", &Scope{RunID: row.ID, Label: row.Agent}, err)
+	}
+	for _, a := range atts {
+		if !a.FinishedAt.IsZero() {
+			d += a.FinishedAt.Sub(a.StartedAt)
+		}
+	}
+	return max(d, 0)
+}
+
+// summaryIndex is where a subagent's summary prompt starts in its
+// committed messages, or -1: the loop had ended and only the summary call
+// remained.
+func summaryIndex(msgs []llm.Message, prompt string) int {
+	if prompt == "" {
+		return -1
+	}
+	for i := len(msgs) - 1; i > 0; i-- {
+		if msgs[i].Role == llm.RoleUser && msgs[i].Content == prompt && msgs[i-1].Role == llm.RoleAssistant && len(msgs[i-1].ToolCalls) == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// resumed is what a continued run brings from its earlier attempts.
+type resumed struct {
+	ledger  ResumeLedger
+	row     ledger.Run
+	turns   int
+	usage   llm.Usage
+	elapsed time.Duration
+	// children are the envelopes of the children whose results the run's
+	// committed messages already hold.
+	children []*Envelope
+	// recordStart: no message was committed; record the first ones.
+	recordStart bool
+	// summaryAt is the index of a subagent's committed summary prompt, or 0.
+	summaryAt int
+}
+
+// envelope rebuilds a finished run's envelope, with its subtree, from the
+// ledger.
+func (p *resumePlan) envelope(row ledger.Run) *Envelope {
+	env := &Envelope{RunID: row.ID, ParentID: row.ParentID, Kind: Kind(row.Kind), Label: row.Agent, Model: row.Model,
+		Depth: row.Depth, Status: Status(row.Status), Output: row.Output, Error: row.Error,
+		Usage:     llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens},
+		TreeUsage: llm.Usage{InputTokens: row.TreeInputTokens, OutputTokens: row.TreeOutputTokens},
+		Turns:     row.Turns, MaxTurnsReached: row.Status == ledger.StatusMaxTurns, StartedAt: row.StartedAt, fromLedger: true}
+	if !row.FinishedAt.IsZero() {
+		env.Duration = row.FinishedAt.Sub(row.StartedAt)
+		env.DurationMS = env.Duration.Milliseconds()
+	}
+	if row.Error != "" {
+		env.Err = errors.New(row.Error)
+	}
+	for _, c := range p.children[row.ID] {
+		env.Children = append(env.Children, p.envelope(c))
+	}
+	return env
+}
+
+// priorChild is the recorded child that the tool call running in ctx
+// spawned in an earlier attempt, if the tree is being resumed.
+func (t *Tree) priorChild(ctx context.Context, parentID string) (ledger.Run, bool) {
+	if t.resume == nil {
+		return ledger.Run{}, false
+	}
+	id := agent.ToolCallID(ctx)
+	if id == "" {
+		return ledger.Run{}, false
+	}
+	row, ok := t.resume.byCall[[2]string{parentID, id}]
+	return row, ok
+}
+
+// respawn gives the parent's call the child it spawned before: its
+// recorded result when it finished, else its continuation. It reports
+// false when that child cannot be found again (nothing to reuse).
+func (e *Engine) respawn(ctx context.Context, parent *Scope, r run) (*Envelope, bool) {
+	row, ok := parent.tree.priorChild(ctx, parent.RunID)
+	if !ok {
+		return nil, false
+	}
+	if finished(row.Status) {
+		env := parent.tree.resume.envelope(row)
+		parent.addChild(env)
+		return env, true
+	}
+	if err := e.resumeFrom(ctx, parent.tree.resume, &r, row); err != nil {
+		e.warn("resume: reading the ledger; the child starts over", &Scope{RunID: row.ID, Label: row.Agent}, err)
+		r.resumed = &resumed{ledger: parent.tree.resume.ledger, row: row, recordStart: true}
+	}
+	return e.execute(ctx, parent, parent.tree, row.ID, r), true
+}
+
+// spent is what a tree had used of its quotas when it was resumed.
+type spent struct {
+	spawns  int
+	usage   llm.Usage
+	elapsed time.Duration
+}
+
+// restore continues the tree's accounts from what earlier attempts spent.
+func (t *Tree) restore(sp spent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.spawns += sp.spawns
+	t.usage = t.usage.Add(sp.usage)
+	t.start = t.start.Add(-sp.elapsed)
+}

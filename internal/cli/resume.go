@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/store"
+)
+
+type resumeFlags struct {
+	retryFailed bool
+	timeout     time.Duration
+	json        bool
+	verbose     bool
+}
+
+func newRunsResumeCmd(g *globalFlags) *cobra.Command {
+	f := &resumeFlags{}
+	cmd := &cobra.Command{
+		Use:   "resume <id>",
+		Short: "Continue an interrupted run and its tree from the ledger",
+		Long: `Continue a root run that was interrupted (its process was killed, the machine
+went down) from what the ledger holds, and print its answer as 'deputy run'
+would.
+
+Every child that had finished keeps its result and is not run again. A run
+that was in flight continues from its last recorded message: a model call
+whose answer was not recorded is made again, and tool calls whose results were
+not recorded are run again (see docs/durable.md for which tools are safe to
+repeat). The tree's quotas continue from what was spent. The run keeps its id;
+'deputy runs show' lists its earlier attempts.
+
+The agent's current definition is used, with the run's recorded model and
+working directory. --retry-failed also continues a run that ended with an
+error, a timeout, a cancellation or a spent budget.`,
+		Example: `  deputy runs resume last
+  deputy runs resume 01J9Z3 --json
+  deputy runs resume 01J9Z3 --retry-failed`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return resumeRun(cmd, g, f, args[0]) },
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.retryFailed, "retry-failed", false, "also continue a run that failed (error, timeout, cancelled, budget_exhausted, max_turns)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of this attempt, e.g. 90s or 5m (default none)")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object, as 'deputy run --json' does")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr")
+	return cmd
+}
+
+func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) error {
+	w, err := loadWorkspace(cmd, g)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	ledger, err := w.OpenLedger(ctx)
+	if err != nil {
+		return err
+	}
+	defer ledger.Close()
+	root, err := getRun(ctx, ledger, id, store.RunFilter{RootsOnly: true})
+	if err != nil {
+		return err
+	}
+	if root.ParentID != "" {
+		return configErrf("run %s is a child of run %s; resume the root run %s", root.ID, root.ParentID, root.RootID)
+	}
+	a, err := w.agent(root.Agent)
+	if err != nil {
+		return err
+	}
+	req := delegate.ResumeRequest{RunID: root.ID, Agent: a, RetryFailed: f.retryFailed}
+	if root.SessionID != "" {
+		exs, err := ledger.Window(ctx, root.SessionID, 0)
+		if err != nil {
+			return failed(err)
+		}
+		// The exchange of this run is added when it ends ok: the window is
+		// the history it started with.
+		req.History = exchangesToMessages(exs)
+	}
+	var listeners []delegate.Listener
+	if f.verbose {
+		listeners = append(listeners, newProgress(cmd.ErrOrStderr()).listen)
+	}
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	env := w.Engine(ledger, listeners...).Resume(ctx, req)
+	if errors.Is(env.Err, delegate.ErrNotResumable) {
+		return failed(env.Err)
+	}
+	if root.SessionID != "" && env.OK() {
+		ex := store.Exchange{RunID: env.RunID, Query: root.Task, Answer: env.Output}
+		if err := ledger.AppendExchange(context.WithoutCancel(ctx), root.SessionID, ex); err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning: saving the session:", err)
+		}
+	}
+	if f.json {
+		if err := writeJSON(cmd.OutOrStdout(), runJSON(env)); err != nil {
+			return err
+		}
+	} else if env.OK() {
+		fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
+	}
+	return runExit(env, f.json)
+}
