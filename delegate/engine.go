@@ -431,10 +431,16 @@ func (e *Engine) finishEarly(ctx context.Context, env *Envelope, s *Scope, r run
 func spawnEvent(ctx context.Context, s *Scope, r run, tools []string) Event {
 	ev := scopeEvent(EventSpawn, s)
 	ev.MaxTurns, ev.AllowedTools, ev.Task = r.maxTurns, tools, r.task
-	if c := agent.ToolCallFrom(ctx); c != nil {
-		ev.ToolCallID = c.ID
-	}
+	ev.ToolCallID = toolCallID(ctx)
 	return ev
+}
+
+// toolCallID is the id of the tool call whose tool runs with ctx, or "".
+func toolCallID(ctx context.Context) string {
+	if c := agent.ToolCallFrom(ctx); c != nil {
+		return c.ID
+	}
+	return ""
 }
 
 // Cancel cancels the running run with this id, and with it its subtree.

@@ -56,7 +56,7 @@ func (e *Engine) record(ctx context.Context, s *Scope, r run, start time.Time) {
 		if s.ParentID != "" {
 			// The call that spawns this child, so that a resumed parent
 			// finds it again.
-			row.ToolCallID = agent.ToolCallID(callCtx)
+			row.ToolCallID = toolCallID(callCtx)
 		}
 		if err := e.Ledger.CreateRun(ctx, row); err != nil {
 			e.warn("ledger: recording run", s, err)

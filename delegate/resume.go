@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
@@ -287,7 +286,7 @@ func (t *Tree) priorChild(ctx context.Context, parentID string) (ledger.Run, boo
 	if t.resume == nil {
 		return ledger.Run{}, false
 	}
-	id := agent.ToolCallID(ctx)
+	id := toolCallID(ctx)
 	if id == "" {
 		return ledger.Run{}, false
 	}

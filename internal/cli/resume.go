@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/store"
 )
 
@@ -49,7 +50,7 @@ error, a timeout, a cancellation or a spent budget.`,
 	fl.BoolVar(&f.retryFailed, "retry-failed", false, "also continue a run that failed (error, timeout, cancelled, budget_exhausted, max_turns)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of this attempt, e.g. 90s or 5m (default none)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object, as 'deputy run --json' does")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step")
 	return cmd
 }
 
@@ -88,7 +89,7 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	}
 	var listeners []delegate.Listener
 	if f.verbose {
-		listeners = append(listeners, newProgress(cmd.ErrOrStderr()).listen)
+		listeners = append(listeners, live.NewPlain(cmd.ErrOrStderr()).Listen)
 	}
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
