@@ -135,6 +135,7 @@ retry:
   max_elapsed: 2m
 
 stream_idle_timeout: 60s   # cut off a stream silent this long (0 = never)
+response_timeout: 10m      # give up on a non-streaming call unanswered this long (0 = never)
 
 fetch:
   allow_hosts: []     # hosts the fetch tool may reach

@@ -32,9 +32,12 @@ type Settings struct {
 	// StreamIdleTimeout cuts off a stream that sends nothing for this long;
 	// 0 disables the check.
 	StreamIdleTimeout time.Duration
-	Fetch             FetchSettings
-	Store             StoreSettings
-	Agent             AgentSettings
+	// ResponseTimeout bounds the wait for a non-streaming model call's
+	// answer; 0 disables the check.
+	ResponseTimeout time.Duration
+	Fetch           FetchSettings
+	Store           StoreSettings
+	Agent           AgentSettings
 	// Files lists the settings files that were read, in order.
 	Files []string
 }
@@ -86,6 +89,7 @@ const (
 	DefaultConcurrency           = 8
 	DefaultMaxTurns              = 50
 	DefaultStreamIdleTimeout     = 60 * time.Second
+	DefaultResponseTimeout       = llm.DefaultResponseTimeout
 	DefaultSubagentMaxDepth      = 3
 	DefaultSubagentMaxTurns      = 10
 	DefaultSubagentOutputMaxSize = 4096
@@ -108,6 +112,7 @@ func DefaultSettings() *Settings {
 			MaxElapsed:  2 * time.Minute,
 		},
 		StreamIdleTimeout: DefaultStreamIdleTimeout,
+		ResponseTimeout:   DefaultResponseTimeout,
 		Agent: AgentSettings{Subagent: SubagentSettings{
 			MaxDepth:         DefaultSubagentMaxDepth,
 			DefaultMaxTurns:  DefaultSubagentMaxTurns,

@@ -22,6 +22,7 @@ type settingsFile struct {
 	MaxTurns          *int                     `yaml:"max_turns"`
 	Retry             *retryFile               `yaml:"retry"`
 	StreamIdleTimeout *duration                `yaml:"stream_idle_timeout"`
+	ResponseTimeout   *duration                `yaml:"response_timeout"`
 	Fetch             *fetchFile               `yaml:"fetch"`
 	Store             *storeFile               `yaml:"store"`
 	Agent             *agentFile               `yaml:"agent"`

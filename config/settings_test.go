@@ -100,6 +100,7 @@ func TestLoadSettingsMessages(t *testing.T) {
 		{"max_attempts", "retry: {max_attempts: 0}\n", []string{" retry.max_attempts must be at least 1 (got 0)"}},
 		{"base_delay", "retry: {base_delay: 0s}\n", []string{" retry.base_delay must be positive (got 0s)"}},
 		{"stream_idle_timeout", "stream_idle_timeout: -1s\n", []string{" stream_idle_timeout must not be negative (got -1s)"}},
+		{"response_timeout", "response_timeout: -1s\n", []string{" response_timeout must not be negative (got -1s)"}},
 		{"bad duration", "retry:\n  max_delay: soon\n", []string{`2: retry.max_delay must be a duration such as 500ms or 2m, or a number of seconds; got "soon"`}},
 		{"unknown key", "concurrency: 2\nconcurency: 3\n", []string{`2: unknown key "concurency"`}},
 		{"unknown nested key", "agent:\n  subagent:\n    max_dept: 3\n    depth: 1\n", []string{`3: unknown key "agent.subagent.max_dept"`, `4: unknown key "agent.subagent.depth"`}},
@@ -187,12 +188,12 @@ func TestLoadSettingsBothFilesReported(t *testing.T) {
 }
 
 func TestSettingsDurations(t *testing.T) {
-	p := writeSettings(t, "stream_idle_timeout: 0\nretry: {max_elapsed: 90, max_delay: 1m30s}\nagent: {subagent: {max_total_time: 2h}}\n")
+	p := writeSettings(t, "stream_idle_timeout: 0\nresponse_timeout: 30s\nretry: {max_elapsed: 90, max_delay: 1m30s}\nagent: {subagent: {max_total_time: 2h}}\n")
 	s, err := LoadSettings([]string{p})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.StreamIdleTimeout != 0 || s.Retry.MaxElapsed != 90*time.Second || s.Retry.MaxDelay != 90*time.Second || s.Agent.Subagent.MaxTotalTime != 2*time.Hour {
+	if s.StreamIdleTimeout != 0 || s.ResponseTimeout != 30*time.Second || s.Retry.MaxElapsed != 90*time.Second || s.Retry.MaxDelay != 90*time.Second || s.Agent.Subagent.MaxTotalTime != 2*time.Hour {
 		t.Errorf("durations: idle %v, elapsed %v, delay %v, total %v", s.StreamIdleTimeout, s.Retry.MaxElapsed, s.Retry.MaxDelay, s.Agent.Subagent.MaxTotalTime)
 	}
 }

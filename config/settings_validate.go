@@ -46,6 +46,7 @@ func (f *settingsFile) check(sink *diagSink) {
 		positive("retry.max_elapsed", r.MaxElapsed)
 	}
 	notNegative("stream_idle_timeout", f.StreamIdleTimeout)
+	notNegative("response_timeout", f.ResponseTimeout)
 	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
 		for _, h := range *f.Fetch.AllowHosts {
 			if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ \t") {
@@ -162,6 +163,7 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		setDur(&s.Retry.MaxElapsed, r.MaxElapsed)
 	}
 	setDur(&s.StreamIdleTimeout, f.StreamIdleTimeout)
+	setDur(&s.ResponseTimeout, f.ResponseTimeout)
 	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
 		s.Fetch.AllowHosts = append([]string{}, *f.Fetch.AllowHosts...)
 	}

@@ -115,7 +115,8 @@ func projectDir(dir string) (string, error) {
 }
 
 // NewModels returns the provider registry the settings describe: the
-// built-in providers, the custom ones, retries and the stream idle timeout.
+// built-in providers, the custom ones, retries, the stream idle timeout and
+// the response timeout of non-streaming calls.
 // A scripted model's relative path starts at dir.
 func NewModels(s *config.Settings, dir string) *providers.Registry {
 	idle := s.StreamIdleTimeout
@@ -126,7 +127,11 @@ func NewModels(s *config.Settings, dir string) *providers.Registry {
 	for name, p := range s.Providers {
 		custom[name] = providers.Custom{Type: p.Type, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv}
 	}
-	return providers.NewRegistry(providers.Config{Custom: custom, Retry: s.Retry, IdleTimeout: idle, Dir: dir})
+	resp := s.ResponseTimeout
+	if resp == 0 {
+		resp = -1 // as for idle
+	}
+	return providers.NewRegistry(providers.Config{Custom: custom, Retry: s.Retry, IdleTimeout: idle, ResponseTimeout: resp, Dir: dir})
 }
 
 // LintOptions are the checks Load applies to agent files: which providers

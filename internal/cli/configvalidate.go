@@ -183,6 +183,7 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 	kv("retry.max_delay", s.Retry.MaxDelay, "")
 	kv("retry.max_elapsed", s.Retry.MaxElapsed, "")
 	kv("stream_idle_timeout", s.StreamIdleTimeout, noteIf(s.StreamIdleTimeout == 0, "never"))
+	kv("response_timeout", s.ResponseTimeout, noteIf(s.ResponseTimeout == 0, "never"))
 	kv("fetch.allow_hosts", s.Fetch.AllowHosts, "")
 	kv("store.path", fmt.Sprintf("%q", s.Store.Path), noteIf(s.Store.Path == "", "the default"))
 	sa := s.Agent.Subagent

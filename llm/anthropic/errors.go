@@ -20,7 +20,8 @@ const maxMessage = 500
 // the caller's context wins (cancelled or past its deadline), then a stall
 // detected by the idle watch, then what the server said, then transport
 // failures.
-func (p *Provider) classify(ctx context.Context, err error, stalled func() bool) error {
+// stalled, when not nil, returns the error of an idle watch that fired.
+func (p *Provider) classify(ctx context.Context, err error, stalled func() *llm.Error) error {
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
 		// Replace the SDK's error before anything can wrap it: it holds
@@ -30,8 +31,10 @@ func (p *Provider) classify(ctx context.Context, err error, stalled func() bool)
 	if ctx.Err() != nil {
 		return llm.Classify(ctx, p.name, err)
 	}
-	if stalled != nil && stalled() {
-		return llm.StallError(p.name, p.idle)
+	if stalled != nil {
+		if e := stalled(); e != nil {
+			return e
+		}
 	}
 	if apiErr != nil {
 		return err

@@ -18,6 +18,7 @@ type Provider struct {
 	name    string
 	client  sdk.Client
 	idle    time.Duration
+	respTO  time.Duration
 	secrets *llm.Secrets
 }
 
@@ -56,7 +57,7 @@ func New(opts Options) (*Provider, error) {
 	if idle == 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Provider{name: name, client: sdk.NewClient(ro...), idle: idle, secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers)}, nil
+	return &Provider{name: name, client: sdk.NewClient(ro...), idle: idle, respTO: llm.ResponseTimeoutOrDefault(opts.ResponseTimeout), secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers)}, nil
 }
 
 // Name returns the provider name given in Options (default "anthropic").
@@ -76,9 +77,15 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 		return nil, &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: err.Error(), Err: err}
 	}
 	if onEvent == nil && !mustStream(params) {
-		msg, err := p.client.Messages.New(ctx, params)
+		cctx, stalled := llm.WithResponseTimeout(ctx, p.respTO, p.idle)
+		msg, err := p.client.Messages.New(cctx, params)
 		if err != nil {
-			return nil, p.classify(ctx, err, nil)
+			return nil, p.classify(ctx, err, func() *llm.Error {
+				if stalled() {
+					return llm.NoResponseError(p.name, p.respTO, p.idle)
+				}
+				return nil
+			})
 		}
 		return toResponse(msg), nil
 	}

@@ -11,7 +11,13 @@ import (
 // stream performs a streaming call, reporting events to onEvent (which may
 // be nil), and assembles the message with the SDK's Accumulate.
 func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEvent llm.StreamFunc) (*llm.Response, error) {
-	sctx, stalled := llm.WithIdleTimeout(ctx, p.idle)
+	sctx, stalledFn := llm.WithIdleTimeout(ctx, p.idle)
+	stalled := func() *llm.Error {
+		if stalledFn() {
+			return llm.StallError(p.name, p.idle)
+		}
+		return nil
+	}
 	s := p.client.Messages.NewStreaming(sctx, params)
 	defer s.Close()
 

@@ -13,7 +13,7 @@ var adapter = adaptertest.Adapter{
 	New: func(tb testing.TB, o adaptertest.Options) llm.Provider {
 		p, err := gemini.New(gemini.Options{
 			Name: o.Name, APIKey: o.APIKey, BaseURL: o.BaseURL, HTTPClient: o.HTTPClient,
-			IdleTimeout: o.IdleTimeout, Headers: o.Headers,
+			IdleTimeout: o.IdleTimeout, ResponseTimeout: o.ResponseTimeout, Headers: o.Headers,
 		})
 		if err != nil {
 			tb.Fatalf("gemini.New: %v", err)

@@ -20,12 +20,15 @@ const maxMessage = 500
 // the caller's context wins (cancelled or past its deadline), then a stall
 // detected by the idle watch, then a broken stream body, then what the
 // server said, then transport failures.
-func (p *Provider) classify(ctx context.Context, err error, st *callState, stalled func() bool) error {
+// stalled, when not nil, returns the error of an idle watch that fired.
+func (p *Provider) classify(ctx context.Context, err error, st *callState, stalled func() *llm.Error) error {
 	if ctx.Err() != nil {
 		return llm.Classify(ctx, p.name, err)
 	}
-	if stalled != nil && stalled() {
-		return llm.StallError(p.name, p.idle)
+	if stalled != nil {
+		if e := stalled(); e != nil {
+			return e
+		}
 	}
 	if bodyErr := st.streamErr(); bodyErr != nil {
 		// Whatever genai made of the truncated input, the cause is the

@@ -37,6 +37,11 @@ type Options struct {
 	// IdleTimeout fails a stream that sends nothing for this long; 0 means
 	// DefaultIdleTimeout, a negative value turns the watch off.
 	IdleTimeout time.Duration
+	// ResponseTimeout bounds the wait for the answer of a non-streaming
+	// call (its response headers); IdleTimeout then bounds each silence in
+	// its body. 0 means llm.DefaultResponseTimeout, a negative value turns
+	// the bound off.
+	ResponseTimeout time.Duration
 	// Headers are extra headers sent with every request.
 	Headers map[string]string
 	// Secrets are redacted from every error, besides APIKey and the values

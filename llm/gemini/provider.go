@@ -19,6 +19,7 @@ type Provider struct {
 	name    string
 	client  *genai.Client
 	idle    time.Duration
+	respTO  time.Duration
 	secrets *llm.Secrets
 	calls   callTable
 	callSeq atomic.Int64
@@ -71,7 +72,7 @@ func New(opts Options) (*Provider, error) {
 	if idle == 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Provider{name: name, client: client, idle: idle, secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers)}, nil
+	return &Provider{name: name, client: client, idle: idle, respTO: llm.ResponseTimeoutOrDefault(opts.ResponseTimeout), secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers)}, nil
 }
 
 // Name returns the provider name given in Options (default "gemini").
@@ -96,9 +97,15 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 
 func (p *Provider) generate(ctx context.Context, model string, contents []*genai.Content, cfg *genai.GenerateContentConfig) (*llm.Response, error) {
 	st := &callState{}
-	resp, err := p.client.Models.GenerateContent(withState(ctx, st), model, contents, cfg)
+	cctx, stalled := llm.WithResponseTimeout(withState(ctx, st), p.respTO, p.idle)
+	resp, err := p.client.Models.GenerateContent(cctx, model, contents, cfg)
 	if err != nil {
-		return nil, p.classify(ctx, err, st, nil)
+		return nil, p.classify(ctx, err, st, func() *llm.Error {
+			if stalled() {
+				return llm.NoResponseError(p.name, p.respTO, p.idle)
+			}
+			return nil
+		})
 	}
 	var a assembler
 	a.add(p, resp, nil)
@@ -107,7 +114,13 @@ func (p *Provider) generate(ctx context.Context, model string, contents []*genai
 
 func (p *Provider) stream(ctx context.Context, model string, contents []*genai.Content, cfg *genai.GenerateContentConfig, onEvent llm.StreamFunc) (*llm.Response, error) {
 	st := &callState{stream: true}
-	sctx, stalled := llm.WithIdleTimeout(withState(ctx, st), p.idle)
+	sctx, stalledFn := llm.WithIdleTimeout(withState(ctx, st), p.idle)
+	stalled := func() *llm.Error {
+		if stalledFn() {
+			return llm.StallError(p.name, p.idle)
+		}
+		return nil
+	}
 	var a assembler
 	for chunk, err := range p.client.Models.GenerateContentStream(sctx, model, contents, cfg) {
 		if err != nil {

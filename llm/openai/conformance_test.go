@@ -15,7 +15,7 @@ var adapter = adaptertest.Adapter{
 		p, err := openai.New(openai.Options{
 			// The SDK wants the API root, which ends in /v1.
 			Name: o.Name, APIKey: o.APIKey, BaseURL: o.BaseURL + "/v1", HTTPClient: o.HTTPClient,
-			IdleTimeout: o.IdleTimeout, Headers: o.Headers,
+			IdleTimeout: o.IdleTimeout, ResponseTimeout: o.ResponseTimeout, Headers: o.Headers,
 		})
 		if err != nil {
 			tb.Fatalf("openai.New: %v", err)

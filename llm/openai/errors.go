@@ -32,10 +32,9 @@ const maxMessage = 500
 type exchange struct {
 	provider string
 	secrets  *llm.Secrets
-	// stalled reports whether the idle watch of this call fired; nil when the
-	// call has none.
-	stalled func() bool
-	idle    time.Duration
+	// stalled returns the error of this call's idle watch when it fired;
+	// nil when the call has none.
+	stalled func() *llm.Error
 
 	mu      sync.Mutex
 	gotOK   bool  // a 2xx response arrived
@@ -119,10 +118,11 @@ func (ex *exchange) classify(ctx context.Context, err error) *llm.Error {
 	if ctx.Err() != nil {
 		return asLLMError(llm.Classify(ctx, ex.provider, err), ex.provider)
 	}
-	if ex.stalled != nil && ex.stalled() {
-		e := llm.StallError(ex.provider, ex.idle)
-		e.Err = err
-		return e
+	if ex.stalled != nil {
+		if e := ex.stalled(); e != nil {
+			e.Err = err
+			return e
+		}
 	}
 	var le *llm.Error
 	if errors.As(err, &le) {

@@ -52,6 +52,11 @@ type Options struct {
 	// long: no headers, or no body bytes. 0 means DefaultIdleTimeout; a
 	// negative value disables the watch.
 	IdleTimeout time.Duration
+	// ResponseTimeout bounds the wait for the answer of a non-streaming
+	// call (its response headers); IdleTimeout then bounds each silence in
+	// its body. 0 means llm.DefaultResponseTimeout, a negative value turns
+	// the bound off.
+	ResponseTimeout time.Duration
 	// Headers are extra headers sent with every request.
 	Headers map[string]string
 	// Secrets are redacted from every error, besides APIKey and the values

@@ -18,6 +18,7 @@ type Provider struct {
 	name           string
 	secrets        *llm.Secrets
 	idleTimeout    time.Duration
+	respTimeout    time.Duration
 	maxTokensField string
 	chat           sdk.ChatCompletionService
 }
@@ -76,6 +77,7 @@ func New(opts Options) (*Provider, error) {
 		name:           name,
 		secrets:        opts.Secrets.WithCredentials(opts.APIKey, opts.Headers),
 		idleTimeout:    idle,
+		respTimeout:    llm.ResponseTimeoutOrDefault(opts.ResponseTimeout),
 		maxTokensField: field,
 		chat:           sdk.NewChatCompletionService(reqOpts...),
 	}, nil
@@ -106,7 +108,14 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 // generate is the non-streaming call.
 func (p *Provider) generate(ctx context.Context, params sdk.ChatCompletionNewParams) (*llm.Response, error) {
 	ex := p.newExchange()
-	completion, err := p.chat.New(ctx, params, ex.option())
+	callCtx, stalled := llm.WithResponseTimeout(ctx, p.respTimeout, p.idleTimeout)
+	ex.stalled = func() *llm.Error {
+		if stalled() {
+			return llm.NoResponseError(p.name, p.respTimeout, p.idleTimeout)
+		}
+		return nil
+	}
+	completion, err := p.chat.New(callCtx, params, ex.option())
 	if err != nil {
 		return nil, ex.classify(ctx, err)
 	}

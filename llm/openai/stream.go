@@ -20,8 +20,14 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 	ex := p.newExchange()
 	callCtx := ctx
 	if p.idleTimeout > 0 {
-		callCtx, ex.stalled = llm.WithIdleTimeout(ctx, p.idleTimeout)
-		ex.idle = p.idleTimeout
+		var stalled func() bool
+		callCtx, stalled = llm.WithIdleTimeout(ctx, p.idleTimeout)
+		ex.stalled = func() *llm.Error {
+			if stalled() {
+				return llm.StallError(p.name, p.idleTimeout)
+			}
+			return nil
+		}
 	}
 	st := p.chat.NewStreaming(callCtx, params, ex.option())
 	defer st.Close()

@@ -18,14 +18,14 @@ func (r *Registry) buildOpenAI() (llm.Provider, error) {
 	if opts.APIKey == "" {
 		return nil, missingKey(OpenAI, "OPENAI_API_KEY")
 	}
-	opts.HTTPClient, opts.IdleTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.Secrets()
+	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
 	return wrapNew(openai.New, opts, "OPENAI_BASE_URL")
 }
 
 func (r *Registry) buildOllama() (llm.Provider, error) {
 	// A local Ollama needs no key.
 	opts := openai.OllamaFromEnv(r.getenv)
-	opts.HTTPClient, opts.IdleTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.Secrets()
+	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
 	return wrapNew(openai.New, opts, "OLLAMA_HOST")
 }
 
@@ -35,7 +35,7 @@ func (r *Registry) buildAnthropic() (llm.Provider, error) {
 		return nil, missingKey(Anthropic, "ANTHROPIC_API_KEY")
 	}
 	opts.Name = Anthropic
-	opts.HTTPClient, opts.IdleTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.Secrets()
+	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
 	return wrapNew(anthropic.New, opts, "ANTHROPIC_BASE_URL")
 }
 
@@ -45,7 +45,7 @@ func (r *Registry) buildGemini() (llm.Provider, error) {
 		return nil, missingKey(Gemini, "GEMINI_API_KEY (or GOOGLE_API_KEY)")
 	}
 	opts.Name = Gemini
-	opts.HTTPClient, opts.IdleTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.Secrets()
+	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
 	return wrapNew(gemini.New, opts, "the Gemini options")
 }
 
@@ -59,11 +59,12 @@ func (r *Registry) buildCustom(name string, c Custom) (llm.Provider, error) {
 		return nil, fmt.Errorf("custom provider %q: base_url is required", name)
 	}
 	opts := openai.Options{
-		Name:        name,
-		BaseURL:     c.BaseURL,
-		HTTPClient:  r.cfg.HTTPClient,
-		IdleTimeout: r.cfg.IdleTimeout,
-		Secrets:     r.Secrets(),
+		Name:            name,
+		BaseURL:         c.BaseURL,
+		HTTPClient:      r.cfg.HTTPClient,
+		IdleTimeout:     r.cfg.IdleTimeout,
+		ResponseTimeout: r.cfg.ResponseTimeout,
+		Secrets:         r.Secrets(),
 	}
 	if env := strings.TrimSpace(c.APIKeyEnv); env != "" {
 		opts.APIKey = strings.TrimSpace(r.getenv(env))

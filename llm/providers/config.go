@@ -30,6 +30,9 @@ type Config struct {
 	// IdleTimeout fails a stream silent this long; 0 means each adapter's
 	// default (60s).
 	IdleTimeout time.Duration
+	// ResponseTimeout bounds a non-streaming call's wait for its answer; 0
+	// means llm.DefaultResponseTimeout, negative means no bound.
+	ResponseTimeout time.Duration
 	// Dir is where a scripted model's relative path starts; "" means the
 	// process's working directory.
 	Dir string

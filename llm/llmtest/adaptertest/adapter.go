@@ -29,6 +29,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// IdleTimeout is the stream idle timeout; 0 means the adapter's default.
 	IdleTimeout time.Duration
+	// ResponseTimeout bounds a plain call's wait for its answer; 0 means
+	// the adapter's default.
+	ResponseTimeout time.Duration
 	// Headers are extra headers to send with every request.
 	Headers map[string]string
 }

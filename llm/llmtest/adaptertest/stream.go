@@ -57,6 +57,18 @@ func testStalledPlainCall(t *testing.T, a Adapter) {
 	WantKind(t, err, llm.KindTimeout, Key)
 }
 
+// testUnansweredPlainCall: a plain call to a server that never answers ends
+// with KindTimeout once the response timeout passes, even when the caller
+// set no deadline, and the error says what happened.
+func testUnansweredPlainCall(t *testing.T, a Adapter) {
+	p, _ := Start(t, a, faultScript("stall", ""), func(o *Options) { o.ResponseTimeout = idleTimeout })
+	_, err := p.Generate(Context(t), UserRequest("hi"), nil)
+	e := WantKind(t, err, llm.KindTimeout, Key)
+	if !strings.Contains(e.Error(), "no response within 300ms") {
+		t.Errorf("error %q does not say the server did not answer", e)
+	}
+}
+
 // testCancelMidStream: cancelling during a stream ends it with
 // KindCanceled and no further event.
 func testCancelMidStream(t *testing.T, a Adapter) {

@@ -27,6 +27,7 @@ var checks = []check{
 	{"FinalFaults", testFinalFaults},
 	{"StalledStream", testStalledStream},
 	{"StalledPlainCall", testStalledPlainCall},
+	{"UnansweredPlainCall", testUnansweredPlainCall},
 	{"CancelMidStream", testCancelMidStream},
 	{"ConnectionRefused", testConnectionRefused},
 	{"NoRuleMatched", testNoRuleMatched},
