@@ -67,6 +67,10 @@ type Spec struct {
 	// Turns is how many model calls Messages already holds (a resumed
 	// run); they count against MaxTurns.
 	Turns int
+	// Output, when set, requires the final answer to be one JSON value
+	// valid against a schema (see Output). Result.Output is then that JSON
+	// text.
+	Output *Output
 }
 
 // Status is how a run ended.
@@ -128,6 +132,27 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 type runner struct {
 	spec Spec
 	res  *Result
+	// repaired is set once the repair turn of a structured output is used.
+	repaired bool
+}
+
+// checkOutput validates a final answer against Spec.Output. It reports true
+// when the run is over: the answer is valid (Output becomes its JSON text)
+// or, after the one repair turn, still invalid (Err is set). It reports
+// false after asking the model for a corrected answer.
+func (r *runner) checkOutput(answer string) bool {
+	text, err := r.spec.Output.Check(answer)
+	if err == nil {
+		r.res.Output = text
+		return true
+	}
+	if r.repaired {
+		r.res.Err = &OutputError{Problem: err.Error()}
+		return true
+	}
+	r.repaired = true
+	r.appendMessage(llm.UserMessage(repairPrompt(err.Error(), r.spec.Output.Schema())))
+	return false
 }
 
 // resume finishes what the committed conversation left open: the calls of
@@ -226,6 +251,9 @@ func (r *runner) loop(ctx context.Context) {
 		}
 		if len(msg.ToolCalls) == 0 {
 			r.res.Output = msg.Content
+			if r.spec.Output != nil && !r.checkOutput(msg.Content) {
+				continue // the repair turn
+			}
 			return
 		}
 		if r.turnsUsed() >= r.maxTurns() {
@@ -261,6 +289,9 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 		Messages: r.res.Messages,
 		Tools:    specs,
 		Params:   r.spec.Params,
+	}
+	if r.spec.Output != nil {
+		req.Output = r.spec.Output.schema
 	}
 	var onEvent llm.StreamFunc
 	if r.spec.Stream && r.spec.OnEvent != nil {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,6 +45,12 @@ type Agent struct {
 	Tools []string
 	// MaxTurns is the turn limit; 0 means the caller's default.
 	MaxTurns int
+	// OutputSchema, when set, is the JSON Schema the agent's final answer
+	// must match (output_schema, output_schema_file, or axe's
+	// params.response_format); OutputName names it for providers that
+	// want a name.
+	OutputSchema json.RawMessage
+	OutputName   string
 	// Path is the file the agent came from; Source is where that file was
 	// found (SourceUser, SourceProject, SourceFlag, SourceBuiltin).
 	Path   string

@@ -86,6 +86,7 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 	a.MaxTurns = maxTurns(f, ff)
 	subAgentsConfig(f, &a.SubAgentsConfig)
 	params(f, a)
+	outputSchema(f, path, a)
 	return a
 }
 

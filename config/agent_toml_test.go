@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,9 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 			MaxDepth: 4, Parallel: false, Timeout: 90 * time.Second,
 		},
 		Params: llm.Params{Temperature: ptr(0.3), MaxTokens: ptr(4096)},
-		Path:   path,
+		// response_format = "json_object" asks for a JSON object.
+		OutputSchema: json.RawMessage(`{"type":"object"}`),
+		Path:         path,
 	}
 	if d := cmp.Diff(want, a, cmpopts.IgnoreUnexported(Agent{})); d != "" {
 		t.Errorf("agent (-want +got):\n%s", d)
@@ -64,7 +67,6 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		"warning: testdata/axe/pr-reviewer.toml:17: stream: key stream is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:24: memory: key memory is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:30: mcp_servers: key mcp_servers is an axe setting deputy ignores",
-		"warning: testdata/axe/pr-reviewer.toml:46: params.response_format: key params.response_format is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:48: budget: key budget is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:51: retry: key retry is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:57: artifacts: key artifacts is an axe setting deputy ignores",

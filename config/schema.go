@@ -39,15 +39,19 @@ var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"sub_agents":    leaf(ownerDeputy),
 	"tools":         leaf(ownerDeputy),
 	"max_turns":     leaf(ownerDeputy),
+	// A JSON Schema: anything goes below it.
+	"output_schema":      open(ownerDeputy),
+	"output_schema_file": leaf(ownerDeputy),
 	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
 		"max_depth": leaf(ownerDeputy),
 		"parallel":  leaf(ownerDeputy),
 		"timeout":   leaf(ownerDeputy),
 	}),
 	"params": table(ownerDeputy, map[string]*keySpec{
-		"temperature":     leaf(ownerDeputy),
-		"max_tokens":      leaf(ownerDeputy),
-		"response_format": open(ownerAxe),
+		"temperature": leaf(ownerDeputy),
+		"max_tokens":  leaf(ownerDeputy),
+		// axe's (OpenAI's) response_format maps onto output_schema.
+		"response_format": open(ownerDeputy),
 	}),
 	// axe settings deputy does not use.
 	"timeout":       leaf(ownerAxe),
@@ -88,16 +92,18 @@ var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
 // maxTurns (which deputy honours), and the Claude Code keys deputy cannot
 // use, which only warn.
 var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
-	"name":        leaf(ownerDeputy),
-	"description": leaf(ownerDeputy),
-	"model":       leaf(ownerDeputy),
-	"tools":       leaf(ownerDeputy),
-	"skill":       leaf(ownerDeputy),
-	"files":       leaf(ownerDeputy),
-	"workdir":     leaf(ownerDeputy),
-	"sub_agents":  leaf(ownerDeputy),
-	"max_turns":   leaf(ownerDeputy),
-	"maxTurns":    leaf(ownerDeputy),
+	"name":               leaf(ownerDeputy),
+	"description":        leaf(ownerDeputy),
+	"model":              leaf(ownerDeputy),
+	"tools":              leaf(ownerDeputy),
+	"skill":              leaf(ownerDeputy),
+	"files":              leaf(ownerDeputy),
+	"workdir":            leaf(ownerDeputy),
+	"sub_agents":         leaf(ownerDeputy),
+	"max_turns":          leaf(ownerDeputy),
+	"maxTurns":           leaf(ownerDeputy),
+	"output_schema":      open(ownerDeputy),
+	"output_schema_file": leaf(ownerDeputy),
 	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
 		"max_depth": leaf(ownerDeputy),
 		"parallel":  leaf(ownerDeputy),

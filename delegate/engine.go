@@ -9,6 +9,7 @@ package delegate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -111,6 +112,9 @@ type RunRequest struct {
 	Subagents *bool
 	// SessionID is recorded on the root run.
 	SessionID string
+	// OutputSchema, when set, replaces the agent's output schema: the
+	// root's answer must be one JSON value valid against it (see RunAs).
+	OutputSchema json.RawMessage
 }
 
 // run is everything needed to execute one scope, root or child.
@@ -144,6 +148,9 @@ type run struct {
 	// resumed, when set, makes this run the continuation of a recorded
 	// one (resume.go).
 	resumed *resumed
+	// output, when set, is the shape the final answer must have (the
+	// summary's, for a subagent).
+	output *agent.Output
 }
 
 // Run runs a root agent to its final answer and returns its envelope, with
@@ -287,6 +294,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		Resume:  r.resumed != nil,
 		Turns:   prior.turns,
 	}
+	if r.summary == "" {
+		spec.Output = r.output
+	}
 	if r.onText != nil || e.StreamText {
 		spec.Stream = true
 	}
@@ -314,12 +324,16 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		env.MaxTurnsReached = true
 	}
 	if r.summary != "" && (runErr == nil || errors.Is(runErr, agent.ErrMaxTurns)) {
+		spec.Output = r.output
 		out, u, err := e.summarize(runCtx, spec, res.Messages, r.summary, committedSummary)
 		env.Usage = env.Usage.Add(u)
 		env.Output = out
 		if err != nil {
 			runErr = err
 		}
+	}
+	if r.output != nil && runErr == nil {
+		env.OutputJSON = json.RawMessage(env.Output)
 	}
 	e.finish(ctx, env, s, runCtx, runErr, start)
 	if parent != nil {
@@ -329,14 +343,15 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 }
 
 // summarize makes the subagent's closing call: the conversation so far,
-// the summary prompt, no tools. Its answer is the output.
+// the summary prompt, no tools. Its answer is the output (held to the
+// output schema when the call gave one, with its repair turn).
 //
 // committed is the summary exchange a resumed run had already recorded
 // (the prompt, and maybe the answer): it is not recorded again, and a
 // committed answer is the output without a model call.
 func (e *Engine) summarize(ctx context.Context, spec agent.Spec, history []llm.Message, prompt string, committed []llm.Message) (string, llm.Usage, error) {
 	spec.Tools = nil
-	spec.MaxTurns = 1
+	spec.MaxTurns = 1 // the repair turn of a structured output comes on top
 	spec.Turns = 0
 	spec.Resume = len(committed) > 0
 	ask := llm.UserMessage(prompt)

@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
@@ -33,6 +34,9 @@ type Envelope struct {
 	Depth    int    `json:"depth"`
 	Status   Status `json:"status"`
 	Output   string `json:"output"`
+	// OutputJSON is Output when the run had an output schema: one JSON
+	// value, valid against it.
+	OutputJSON json.RawMessage `json:"output_json,omitempty"`
 	// Error is the reason a run did not end ok, in words a model can read.
 	Error string `json:"error,omitempty"`
 	// Err is the error behind Error, for errors.Is; not serialised.

@@ -1,11 +1,13 @@
 package delegate
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
 )
@@ -45,6 +47,11 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 	}
 	r.onText = req.OnText
 	r.sessionID = req.SessionID
+	if req.OutputSchema != nil {
+		if r.output, err = outputOf("", a.Name, req.OutputSchema); err != nil {
+			return run{}, err
+		}
+	}
 	return r, nil
 }
 
@@ -63,10 +70,48 @@ func (e *Engine) agentRun(a *config.Agent, kind Kind, model, workdir, task, cont
 	if maxTurns == 0 {
 		maxTurns = e.MaxTurns
 	}
+	output, err := outputOf(a.OutputName, a.Name, a.OutputSchema)
+	if err != nil {
+		return run{}, err
+	}
 	msgs := append(append([]llm.Message(nil), history...), taskMessage(task, context))
 	return run{kind: kind, label: a.Name, agent: a, system: system, messages: msgs, historyLen: len(history),
 		task: task, base: base, model: model, params: a.Params, maxTurns: maxTurns, workdir: workdir,
-		subagentOn: hasTool(a, ToolSubagent)}, nil
+		subagentOn: hasTool(a, ToolSubagent), output: output}, nil
+}
+
+// outputOf resolves an output schema; nil when there is none. The name
+// (or else the agent's) becomes what a provider calls the format.
+func outputOf(name, agentName string, schema json.RawMessage) (*agent.Output, error) {
+	if len(schema) == 0 {
+		return nil, nil
+	}
+	if name == "" {
+		name = formatName(agentName)
+	}
+	out, err := agent.NewOutput(name, schema)
+	if err != nil {
+		return nil, fmt.Errorf("%w: agent %q: %w", ErrConfig, agentName, err)
+	}
+	return out, nil
+}
+
+// formatName makes a name OpenAI accepts for a response format: letters,
+// digits, '_' and '-', at most 64.
+func formatName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	if len(b) == 0 {
+		return "output"
+	}
+	return string(b)
 }
 
 func hasTool(a *config.Agent, name string) bool {

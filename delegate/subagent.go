@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )
@@ -38,7 +40,8 @@ var subagentSchema = json.RawMessage(`{
     "task_prompt": {"type": "string", "minLength": 1, "description": "The specific, self-contained task for the subagent to complete"},
     "summary_prompt": {"type": "string", "description": "How to summarize the findings (default: Summarize your findings concisely)"},
     "allowed_tools": {"type": "array", "items": {"type": "string"}, "description": "Tool names (or groups such as file_ops) the subagent may use; default: all of yours except subagent"},
-    "max_turns": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum turns for this subagent (default from configuration)"}
+    "max_turns": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum turns for this subagent (default from configuration)"},
+    "output_schema": {"type": "object", "description": "Optional JSON Schema the subagent's final answer must match; the output is then that JSON text"}
   },
   "required": ["label", "task_prompt"]
 }`)
@@ -60,6 +63,9 @@ type SubagentInput struct {
 	SummaryPrompt string   `json:"summary_prompt"`
 	AllowedTools  []string `json:"allowed_tools"`
 	MaxTurns      *int     `json:"max_turns"`
+	// OutputSchema is deputy's addition to the reference: a JSON Schema
+	// the summary must match.
+	OutputSchema json.RawMessage `json:"output_schema"`
 }
 
 // DecodeSubagentInput decodes and checks subagent arguments. Its errors are
@@ -93,6 +99,16 @@ func DecodeSubagentInput(raw json.RawMessage) (SubagentInput, error) {
 			return in, errors.New(msgSubagentBlocked)
 		}
 	}
+	if s := bytes.TrimSpace(in.OutputSchema); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
+		if s[0] != '{' {
+			return in, errors.New("Invalid input: invalid type for field `output_schema`: expected a JSON Schema object")
+		}
+		if _, err := agent.NewOutput("", s); err != nil {
+			return in, errors.New("Invalid input: " + err.Error())
+		}
+	} else {
+		in.OutputSchema = nil
+	}
 	return in, nil
 }
 
@@ -100,6 +116,7 @@ func DecodeSubagentInput(raw json.RawMessage) (SubagentInput, error) {
 var jsonTypes = map[string]string{
 	"label": "a string", "task_prompt": "a string", "summary_prompt": "a string",
 	"allowed_tools": "an array of strings", "allowed_tools.0": "a string", "max_turns": "an integer",
+	"output_schema": "a JSON Schema object",
 }
 
 func (t *subagentTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
@@ -151,7 +168,11 @@ func (e *Engine) subagent(ctx context.Context, caller *Scope, in SubagentInput) 
 	if e.Subagent.Model != "" {
 		model = e.Subagent.Model
 	}
-	r := run{kind: KindSubagent, label: in.Label, system: subagentSystemPrompt,
+	output, err := outputOf("", in.Label, in.OutputSchema)
+	if err != nil {
+		return nil, errors.New("Invalid input: " + err.Error())
+	}
+	r := run{kind: KindSubagent, label: in.Label, system: subagentSystemPrompt, output: output,
 		messages: []llm.Message{llm.UserMessage(in.TaskPrompt)}, task: in.TaskPrompt, base: base,
 		model: model, maxTurns: maxTurns, workdir: caller.Workdir, subagentOn: true, summary: summary,
 		quiet: !e.Subagent.Persist}
@@ -171,6 +192,10 @@ func (e *Engine) renderSubagent(caller *Scope, label string, env *Envelope) tool
 	limit := e.Subagent.OutputMaxSize
 	if limit <= 0 {
 		limit = 4096
+	}
+	if len(out) > limit && env.OutputJSON != nil {
+		// Cut JSON is not JSON: a structured answer fits or fails.
+		return subagentResult(false, "", fmt.Sprintf("%sstructured output of %d bytes exceeds the output limit of %d bytes (agent.subagent.output_max_size); JSON is never cut", execFailedPrefix, len(out), limit), e.subagentMetadata(label, env))
 	}
 	if len(out) > limit {
 		cut := llm.CutUTF8(out, limit)

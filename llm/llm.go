@@ -79,6 +79,20 @@ type Request struct {
 	Messages []Message
 	Tools    []ToolSpec
 	Params   Params
+	// Output, when set, asks for a final answer that is one JSON value
+	// valid against a schema. Adapters send it as their provider's native
+	// structured output; the caller still validates the answer.
+	Output *OutputSchema
+}
+
+// OutputSchema is a required shape of the model's answer: structured
+// output.
+type OutputSchema struct {
+	// Name names the shape where a provider wants one (OpenAI): letters,
+	// digits, '_' and '-', at most 64 characters.
+	Name string `json:"name"`
+	// Schema is a JSON Schema.
+	Schema json.RawMessage `json:"schema"`
 }
 
 // Usage counts the tokens of one or more model calls.

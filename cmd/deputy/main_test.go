@@ -81,6 +81,7 @@ func setupScript(env *testscript.Env) error {
 //	fake count RULE N        exactly N requests were answered by RULE ("*" = all requests)
 //	fake overlap RULE RULE   a request of each rule was in flight at the same time
 //	fake header SEL NAME     print a header of a request
+//	fake body SEL            print a request's body as received (the provider's wire format)
 //	fake system SEL          print a request's system prompt
 //	fake tools SEL           print the names of the tools a request offered, one per line, or (none)
 //	fake messages SEL        print a request's messages, one "role: content" per line
@@ -131,6 +132,8 @@ func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
 		b, err := json.MarshalIndent(r.Parsed, "", "  ")
 		ts.Check(err)
 		fmt.Fprintln(ts.Stdout(), string(b))
+	case "body":
+		fmt.Fprintln(ts.Stdout(), string(selectRequest(ts, reqs, args).Body))
 	case "header":
 		if len(args) != 3 {
 			ts.Fatalf("usage: fake header SELECTOR NAME")

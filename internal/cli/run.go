@@ -67,7 +67,7 @@ after retries, timeout), 130 interrupted.`,
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would be sent (system prompt, messages, files, tools) and exit without calling a model")
-	fl.BoolVar(&f.json, "json", false, "print one JSON object: output, status, model, usage, duration_ms, run_id and the tree of child runs")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object: output (and output_json for an agent with an output schema), status, model, usage, duration_ms, run_id and the tree of child runs")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
 	fl.StringVar(&f.progress, "progress", progressAuto, progressHelp)
 	fl.BoolVar(&f.streamJSON, "stream-json", false, "print the run's events on stdout as JSON lines, then the --json result as the last line (docs/observability.md)")
@@ -269,6 +269,7 @@ type runResult struct {
 	Agent      string               `json:"agent"`
 	Status     delegate.Status      `json:"status"`
 	Output     string               `json:"output"`
+	OutputJSON json.RawMessage      `json:"output_json,omitempty"`
 	Error      string               `json:"error,omitempty"`
 	Model      string               `json:"model"`
 	Usage      llm.Usage            `json:"usage"`
@@ -283,7 +284,7 @@ func runJSON(env *delegate.Envelope) runResult {
 	if children == nil {
 		children = []*delegate.Envelope{}
 	}
-	return runResult{RunID: env.RunID, Agent: env.Label, Status: env.Status, Output: env.Output, Error: env.Error,
+	return runResult{RunID: env.RunID, Agent: env.Label, Status: env.Status, Output: env.Output, OutputJSON: env.OutputJSON, Error: env.Error,
 		Model: env.Model, Usage: env.TreeUsage, OwnUsage: env.Usage, Turns: env.Turns, DurationMS: env.DurationMS, Children: children}
 }
 

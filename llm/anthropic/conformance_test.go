@@ -22,6 +22,7 @@ var adapter = adaptertest.Adapter{
 	},
 	Name:             "anthropic",
 	Protocol:         "anthropic",
+	OutputKey:        "output_config",
 	Path:             func(string, bool) string { return "/v1/messages" },
 	KeyHeader:        "X-Api-Key",
 	DefaultMaxTokens: anthropic.DefaultMaxTokens,

@@ -32,6 +32,15 @@ func buildParams(req *llm.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
+	if o := req.Output; o != nil {
+		var schema map[string]any
+		if err := json.Unmarshal(o.Schema, &schema); err != nil {
+			return params, fmt.Errorf("output schema: must be a JSON object: %w", err)
+		}
+		// Structured outputs: output_config.format constrains the text of
+		// the answer to the schema.
+		params.OutputConfig = sdk.OutputConfigParam{Format: sdk.JSONOutputFormatParam{Schema: schema}}
+	}
 	msgs, err := buildMessages(req.Messages)
 	if err != nil {
 		return params, err

@@ -20,8 +20,9 @@ var adapter = adaptertest.Adapter{
 		}
 		return p
 	},
-	Name:     "gemini",
-	Protocol: "gemini",
+	Name:      "gemini",
+	Protocol:  "gemini",
+	OutputKey: "responseJsonSchema",
 	Path: func(model string, stream bool) string {
 		if stream {
 			return "/v1beta/models/" + model + ":streamGenerateContent"

@@ -32,6 +32,16 @@ func (p *Provider) buildRequest(req *llm.Request) ([]*genai.Content, *genai.Gene
 		}
 		cfg.MaxOutputTokens = int32(*m)
 	}
+	if o := req.Output; o != nil && len(req.Tools) == 0 {
+		// Gemini models before 3 refuse a response schema together with
+		// function calling, so the schema is sent on calls without tools
+		// (the caller validates every answer either way).
+		if !json.Valid(o.Schema) {
+			return nil, nil, fmt.Errorf("output schema is not valid JSON")
+		}
+		cfg.ResponseMIMEType = "application/json"
+		cfg.ResponseJsonSchema = json.RawMessage(o.Schema)
+	}
 	if len(req.Tools) > 0 {
 		decls := make([]*genai.FunctionDeclaration, 0, len(req.Tools))
 		for _, t := range req.Tools {

@@ -18,13 +18,19 @@ func (anthropicWire) protocol() string { return "anthropic" }
 func (anthropicWire) idPrefix() string { return "toolu_" }
 
 type anRequest struct {
-	Model       string          `json:"model"`
-	MaxTokens   *int            `json:"max_tokens"`
-	System      json.RawMessage `json:"system"`
-	Messages    []anMessage     `json:"messages"`
-	Tools       []anTool        `json:"tools"`
-	Temperature *float64        `json:"temperature"`
-	Stream      bool            `json:"stream"`
+	Model        string          `json:"model"`
+	MaxTokens    *int            `json:"max_tokens"`
+	System       json.RawMessage `json:"system"`
+	Messages     []anMessage     `json:"messages"`
+	Tools        []anTool        `json:"tools"`
+	Temperature  *float64        `json:"temperature"`
+	Stream       bool            `json:"stream"`
+	OutputConfig *struct {
+		Format *struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	} `json:"output_config"`
 }
 
 type anMessage struct {
@@ -75,6 +81,12 @@ func parseAnthropic(in *anRequest) (*call, error) {
 		return nil, fmt.Errorf("system: %w", err)
 	}
 	req := &llm.Request{Model: in.Model, System: system, Messages: []llm.Message{}}
+	if oc := in.OutputConfig; oc != nil && oc.Format != nil {
+		if oc.Format.Type != "json_schema" {
+			return nil, fmt.Errorf("output_config.format.type: unknown type %q (want json_schema)", oc.Format.Type)
+		}
+		req.Output = &llm.OutputSchema{Schema: compactJSON(oc.Format.Schema)}
+	}
 	names := toolNames{}
 	for i, m := range in.Messages {
 		blocks, err := anthropicBlocks(m.Content)

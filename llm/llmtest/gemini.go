@@ -29,8 +29,11 @@ type gmRequest struct {
 		} `json:"functionDeclarations"`
 	} `json:"tools"`
 	GenerationConfig *struct {
-		Temperature     *float64 `json:"temperature"`
-		MaxOutputTokens *int     `json:"maxOutputTokens"`
+		Temperature        *float64        `json:"temperature"`
+		MaxOutputTokens    *int            `json:"maxOutputTokens"`
+		ResponseMIMEType   string          `json:"responseMimeType"`
+		ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
+		ResponseSchema     json.RawMessage `json:"responseSchema"`
 	} `json:"generationConfig"`
 }
 
@@ -141,6 +144,17 @@ func parseGemini(model string, stream bool, body []byte) (*call, error) {
 	if gc := in.GenerationConfig; gc != nil {
 		req.Params.Temperature = gc.Temperature
 		req.Params.MaxTokens = gc.MaxOutputTokens
+		schema := gc.ResponseJSONSchema
+		if len(schema) == 0 {
+			schema = gc.ResponseSchema
+		}
+		if len(schema) > 0 {
+			if gc.ResponseMIMEType != "application/json" {
+				// As the API does: a schema needs the JSON mime type.
+				return nil, fmt.Errorf("generationConfig.responseMimeType: a response schema needs application/json, got %q", gc.ResponseMIMEType)
+			}
+			req.Output = &llm.OutputSchema{Schema: compactJSON(schema)}
+		}
 	}
 	return &call{req: req, stream: stream}, nil
 }

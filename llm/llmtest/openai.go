@@ -30,6 +30,13 @@ type oaRequest struct {
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+	ResponseFormat *struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
 }
 
 type oaMessage struct {
@@ -115,6 +122,12 @@ func parseOpenAI(in *oaRequest) (*call, error) {
 	req.Params.MaxTokens = in.MaxTokens
 	if in.MaxCompletionTokens != nil {
 		req.Params.MaxTokens = in.MaxCompletionTokens
+	}
+	if rf := in.ResponseFormat; rf != nil && rf.Type == "json_schema" {
+		if rf.JSONSchema == nil || rf.JSONSchema.Name == "" {
+			return nil, errors.New("response_format.json_schema.name: required")
+		}
+		req.Output = &llm.OutputSchema{Name: rf.JSONSchema.Name, Schema: compactJSON(rf.JSONSchema.Schema)}
 	}
 	c := &call{req: req, stream: in.Stream}
 	if in.StreamOptions != nil {

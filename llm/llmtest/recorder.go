@@ -49,6 +49,9 @@ func cloneRequest(req *llm.Request) *llm.Request {
 	for i := range c.Tools {
 		c.Tools[i].Parameters = bytes.Clone(c.Tools[i].Parameters)
 	}
+	if o := req.Output; o != nil {
+		c.Output = &llm.OutputSchema{Name: o.Name, Schema: bytes.Clone(o.Schema)}
+	}
 	if p := req.Params.Temperature; p != nil {
 		v := *p
 		c.Params.Temperature = &v

@@ -101,11 +101,12 @@ type requestJSON struct {
 }
 
 type parsedJSON struct {
-	Model    string         `json:"model"`
-	System   string         `json:"system,omitempty"`
-	Messages []llm.Message  `json:"messages"`
-	Tools    []llm.ToolSpec `json:"tools,omitempty"`
-	Params   llm.Params     `json:"params"`
+	Model    string            `json:"model"`
+	System   string            `json:"system,omitempty"`
+	Messages []llm.Message     `json:"messages"`
+	Tools    []llm.ToolSpec    `json:"tools,omitempty"`
+	Params   llm.Params        `json:"params"`
+	Output   *llm.OutputSchema `json:"output,omitempty"`
 }
 
 // toJSON renders the entry for /_requests: secrets redacted, a JSON body
@@ -146,7 +147,10 @@ func (r *Request) toJSON() requestJSON {
 		for i := range c.Tools {
 			c.Tools[i].Parameters = validJSON(c.Tools[i].Parameters)
 		}
-		j.Parsed = &parsedJSON{Model: c.Model, System: c.System, Messages: c.Messages, Tools: c.Tools, Params: c.Params}
+		if c.Output != nil {
+			c.Output.Schema = validJSON(c.Output.Schema)
+		}
+		j.Parsed = &parsedJSON{Model: c.Model, System: c.System, Messages: c.Messages, Tools: c.Tools, Params: c.Params, Output: c.Output}
 	}
 	return j
 }

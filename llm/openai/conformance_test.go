@@ -27,6 +27,7 @@ var adapter = adaptertest.Adapter{
 	Path:      func(string, bool) string { return "/v1/chat/completions" },
 	KeyHeader: "Authorization",
 	KeyPrefix: "Bearer ",
+	OutputKey: "response_format",
 	// The chat completions wire has no flag for a failed tool result.
 	ToolErrorFlag: false,
 	Env: map[string]string{

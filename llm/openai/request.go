@@ -42,6 +42,19 @@ func (p *Provider) buildParams(req *llm.Request) (sdk.ChatCompletionNewParams, e
 		params.Tools = append(params.Tools, tool)
 	}
 
+	if o := req.Output; o != nil {
+		// Not strict: OpenAI's strict mode accepts only a subset of JSON
+		// Schema (every property required, no additional properties), and
+		// the caller validates the answer against the whole schema anyway.
+		var schema any
+		if err := json.Unmarshal(o.Schema, &schema); err != nil {
+			return params, fmt.Errorf("output schema: %w", err)
+		}
+		params.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: outputName(o.Name), Schema: schema},
+		}}
+	}
+
 	// Only parameters the caller set are sent; an explicit 0 temperature is
 	// a choice (deterministic output), not an absence.
 	if t := req.Params.Temperature; t != nil {
@@ -116,4 +129,12 @@ func argumentsText(args json.RawMessage) string {
 		return emptyArguments
 	}
 	return string(args)
+}
+
+// outputName is the response format's name, which OpenAI requires.
+func outputName(name string) string {
+	if name == "" {
+		return "output"
+	}
+	return name
 }

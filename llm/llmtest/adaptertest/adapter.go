@@ -79,6 +79,9 @@ type Adapter struct {
 	// explicit options still win: the request reaches the fake server with
 	// Key, and no header carries a value that contains "junk".
 	Env map[string]string
+	// OutputKey is the member of the request body that carries a
+	// structured-output schema ("response_format" for OpenAI).
+	OutputKey string
 	// Invalid are requests, besides the suite's own, that this adapter
 	// must refuse as llm.KindBadRequest without sending anything.
 	Invalid map[string]*llm.Request

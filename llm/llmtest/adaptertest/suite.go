@@ -22,6 +22,7 @@ var checks = []check{
 	{"Text", testText},
 	{"Params", testParams},
 	{"ToolRoundTrip", testToolRoundTrip},
+	{"StructuredOutput", testStructuredOutput},
 	{"EmptyToolArguments", testEmptyToolArguments},
 	{"RetryableFaults", testRetryableFaults},
 	{"FinalFaults", testFinalFaults},
