@@ -113,3 +113,12 @@ func ToolCallFrom(ctx context.Context) *llm.ToolCall {
 	c, _ := ctx.Value(toolCallKey{}).(*llm.ToolCall)
 	return c
 }
+
+// RunToolCall runs one tool call the way the loop does: through
+// spec.Guard, with an unknown tool, a refusal, bad input or a panic turned
+// into an error result the model can read. It is for a loop that runs
+// elsewhere (a Temporal workflow), one call at a time.
+func RunToolCall(ctx context.Context, spec Spec, call llm.ToolCall) tool.Result {
+	r := &runner{spec: spec, res: &Result{}}
+	return r.runTool(ctx, call)
+}

@@ -81,6 +81,8 @@ type Engine struct {
 	// keeps subquery sessions in memory.
 	Ledger    Ledger
 	Listeners []Listener
+	// Executor runs children; nil runs them in this process (Local).
+	Executor Executor
 	// StreamText makes every run stream its model calls, so that
 	// listeners see the text deltas of every agent, not only the root's.
 	StreamText bool
@@ -186,7 +188,8 @@ func (e *Engine) spawn(ctx context.Context, r run) *Envelope {
 		e.emit(ev)
 		return env
 	}
-	return e.execute(ctx, parent, parent.tree, ledger.NewID(), r)
+	id := ledger.NewID()
+	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})
 }
 
 func quotaName(err error) string {

@@ -311,7 +311,8 @@ func (e *Engine) respawn(ctx context.Context, parent *Scope, r run) (*Envelope, 
 		e.warn("resume: reading the ledger; the child starts over", &Scope{RunID: row.ID, Label: row.Agent}, err)
 		r.resumed = &resumed{ledger: parent.tree.resume.ledger, row: row, recordStart: true}
 	}
-	return e.execute(ctx, parent, parent.tree, row.ID, r), true
+	c := &Child{ID: row.ID, e: e, parent: parent, r: r, callID: row.ToolCallID}
+	return e.executor(ctx).Execute(ctx, c), true
 }
 
 // spent is what a tree had used of its quotas when it was resumed.

@@ -1,0 +1,112 @@
+package delegate
+
+import (
+	"context"
+	"time"
+
+	"github.com/deputyhq/deputy/llm"
+)
+
+// Executor decides where an admitted child run executes: in this process,
+// or elsewhere (package durable runs it as a Temporal child workflow). The
+// engine's rules do not depend on it: by the time Execute is called the
+// engine has given the child its scope, reserved it against the tree's
+// quotas and fixed its tools; Child.Run applies the rest (guard, budgets,
+// envelope, events, ledger).
+type Executor interface {
+	// Execute runs c and returns its envelope; it never returns nil.
+	Execute(ctx context.Context, c *Child) *Envelope
+}
+
+// Local is the default executor: it runs each child in the goroutine of
+// the tool call that spawned it.
+type Local struct{}
+
+// Execute runs the child here.
+func (Local) Execute(ctx context.Context, c *Child) *Envelope { return c.Run(ctx) }
+
+// Child is a child run the engine has admitted.
+type Child struct {
+	// ID is the child's run id.
+	ID     string
+	e      *Engine
+	parent *Scope
+	r      run
+	// callID is the parent's tool call that spawns the child.
+	callID string
+}
+
+// Run executes the child in this process.
+func (c *Child) Run(ctx context.Context) *Envelope {
+	return c.e.execute(ctx, c.parent, c.parent.tree, c.ID, c.r)
+}
+
+// Spec describes the child in data, for an executor that runs it in
+// another process.
+func (c *Child) Spec() RunSpec { return specOf(c.ID, c.parent, c.callID, c.r) }
+
+type executorKey struct{}
+
+// WithExecutor returns a context in which the children spawned by the
+// engine run on x instead of Engine.Executor.
+func WithExecutor(ctx context.Context, x Executor) context.Context {
+	return context.WithValue(ctx, executorKey{}, x)
+}
+
+func (e *Engine) executor(ctx context.Context) Executor {
+	if x, ok := ctx.Value(executorKey{}).(Executor); ok {
+		return x
+	}
+	if e.Executor != nil {
+		return e.Executor
+	}
+	return Local{}
+}
+
+// RunSpec is a run described in data: what another process needs to run it
+// with the same configuration (agent definitions, settings, tools).
+type RunSpec struct {
+	RunID      string        `json:"run_id"`
+	ParentID   string        `json:"parent_id,omitempty"`
+	RootID     string        `json:"root_id"`
+	ToolCallID string        `json:"tool_call_id,omitempty"`
+	Depth      int           `json:"depth"`
+	Kind       Kind          `json:"kind"`
+	Label      string        `json:"label"`
+	Agent      string        `json:"agent,omitempty"` // the definition of a root or call_agent run
+	System     string        `json:"system"`
+	Messages   []llm.Message `json:"messages"`
+	HistoryLen int           `json:"history_len,omitempty"`
+	Task       string        `json:"task"`
+	Model      string        `json:"model"`
+	Params     llm.Params    `json:"params"`
+	MaxTurns   int           `json:"max_turns"`
+	Timeout    time.Duration `json:"timeout,omitempty"`
+	Workdir    string        `json:"workdir"`
+	SubagentOn bool          `json:"subagent_on,omitempty"`
+	QueryTools []string      `json:"query_tools,omitempty"`
+	// BaseTools are the run's own tools (no delegation tools), by name.
+	BaseTools []string `json:"base_tools"`
+	Summary   string   `json:"summary,omitempty"`
+	Quiet     bool     `json:"quiet,omitempty"`
+	SessionID string   `json:"session_id,omitempty"`
+}
+
+func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
+	sp := RunSpec{RunID: id, ToolCallID: toolCallID, Kind: r.kind, Label: r.label, System: r.system,
+		Messages: r.messages, HistoryLen: r.historyLen, Task: r.task, Model: r.model, Params: r.params,
+		MaxTurns: r.maxTurns, Timeout: r.timeout, Workdir: r.workdir, SubagentOn: r.subagentOn,
+		QueryTools: r.queryTools, Summary: r.summary, Quiet: r.quiet, SessionID: r.sessionID}
+	if parent != nil {
+		sp.ParentID, sp.RootID, sp.Depth = parent.RunID, parent.RootID, parent.Depth+1
+	} else {
+		sp.RootID = id
+	}
+	if r.agent != nil {
+		sp.Agent = r.agent.Name
+	}
+	if r.base != nil {
+		sp.BaseTools = r.base.Names()
+	}
+	return sp
+}

@@ -1,0 +1,124 @@
+package delegate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/ledger"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
+)
+
+// Remote steps. An executor whose turn loop runs elsewhere (package
+// durable: the loop is a Temporal workflow) asks the engine for one step of
+// a run at a time. Each step rebuilds the run's scope from its RunSpec, so
+// the engine's rules apply exactly as in a local run: the tools offered at
+// the run's depth, the central guard, the front doors and their envelopes.
+// What a step cannot see is the tree around it: quotas are counted per
+// step, not across the tree (docs/durable.md).
+
+// ModelStep makes one model call of the run spec describes, on messages,
+// offering the run's tools (none with noTools: a subagent's summary call).
+// It makes one attempt: the caller owns retrying.
+func (e *Engine) ModelStep(ctx context.Context, spec RunSpec, messages []llm.Message, noTools bool) (*llm.Response, error) {
+	s, r, err := e.scopeOf(spec)
+	if err != nil {
+		return nil, err
+	}
+	provider, ref, err := e.Models.ForModel(spec.Model)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	req := &llm.Request{Model: ref.Model, System: spec.System, Messages: messages, Params: spec.Params}
+	if !noTools {
+		req.Tools = e.toolsFor(s, r).Specs()
+	}
+	resp, err := provider.Generate(ctx, req, nil)
+	if err != nil {
+		return nil, llm.Classify(ctx, provider.Name(), err)
+	}
+	return resp, nil
+}
+
+// ToolOutcome is the result of one ToolStep.
+type ToolOutcome struct {
+	// Result is the tool result the model sees; unset when Child is.
+	Result tool.Result `json:"result"`
+	// Child is the child run a delegation tool asked for, admitted by the
+	// engine but not run: the caller runs it, then calls ToolStep again
+	// with its envelope as the answer.
+	Child *RunSpec `json:"child,omitempty"`
+}
+
+// ToolStep runs one tool call of the run spec describes, through the
+// run's guard. A delegation tool's child is not run here: the first step
+// returns it in Child, and a second step with answer (the child's
+// envelope) gives the tool result the front door renders from it.
+func (e *Engine) ToolStep(ctx context.Context, spec RunSpec, call llm.ToolCall, answer *Envelope) (ToolOutcome, error) {
+	s, r, err := e.scopeOf(spec)
+	if err != nil {
+		return ToolOutcome{}, err
+	}
+	tools := e.toolsFor(s, r)
+	x := &handOver{answer: answer}
+	ctx = WithExecutor(WithScope(ctx, s), x)
+	res := agent.RunToolCall(ctx, agent.Spec{Name: spec.Label, Tools: tools, Guard: e.guard(s, e.policyFor(s, tools))}, call)
+	if x.child != nil {
+		return ToolOutcome{Child: x.child}, nil
+	}
+	return ToolOutcome{Result: res}, nil
+}
+
+// handOver is the executor of a ToolStep: it hands a child over to the
+// caller instead of running it, or answers with the child's envelope.
+type handOver struct {
+	answer *Envelope
+	child  *RunSpec
+}
+
+var errHandedOver = errors.New("the child runs elsewhere")
+
+func (h *handOver) Execute(_ context.Context, c *Child) *Envelope {
+	if h.answer != nil {
+		c.parent.addChild(h.answer)
+		return h.answer
+	}
+	sp := c.Spec()
+	h.child = &sp
+	return &Envelope{RunID: c.ID, Kind: c.r.kind, Label: c.r.label, Status: StatusError, Error: errHandedOver.Error(), Err: errHandedOver}
+}
+
+// scopeOf rebuilds the scope and run of spec in this process.
+func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
+	r := run{kind: spec.Kind, label: spec.Label, system: spec.System, messages: spec.Messages, historyLen: spec.HistoryLen,
+		task: spec.Task, model: spec.Model, params: spec.Params, maxTurns: spec.MaxTurns, timeout: spec.Timeout,
+		workdir: spec.Workdir, subagentOn: spec.SubagentOn, queryTools: spec.QueryTools, summary: spec.Summary,
+		quiet: spec.Quiet, sessionID: spec.SessionID}
+	if spec.Agent != "" {
+		a, ok := e.Agents.Get(spec.Agent)
+		if !ok {
+			return nil, r, fmt.Errorf("%w: no agent named %q is defined on this worker", ErrConfig, spec.Agent)
+		}
+		r.agent = a
+	}
+	base, err := e.Tools(spec.Workdir).Narrow(spec.BaseTools)
+	if err != nil {
+		return nil, r, fmt.Errorf("%w: run %s: %w", ErrConfig, spec.RunID, err)
+	}
+	r.base = base
+	s := &Scope{RunID: spec.RunID, ParentID: spec.ParentID, RootID: spec.RootID, Depth: spec.Depth, Kind: spec.Kind,
+		Label: spec.Label, Workdir: spec.Workdir, Model: spec.Model, agent: r.agent, base: base, subagentOn: spec.SubagentOn,
+		tree: newTree(spec.RootID, e.Quotas, e.Concurrency)}
+	return s, r, nil
+}
+
+// Describe is the root run of req in data, as a RunSpec with a new id.
+func (e *Engine) Describe(req RunRequest) (RunSpec, error) {
+	r, err := e.rootRun(req)
+	if err != nil {
+		return RunSpec{}, err
+	}
+	return specOf(ledger.NewID(), nil, "", r), nil
+}
