@@ -40,7 +40,8 @@ type Spec struct {
 	// MaxTurns bounds the model calls; 0 means DefaultMaxTurns.
 	MaxTurns int
 	// ToolConcurrency bounds concurrent tool calls of one response; 0 means
-	// DefaultToolConcurrency, 1 runs them one after another.
+	// DefaultToolConcurrency, 1 runs them one after another, a negative
+	// value runs them all at once.
 	ToolConcurrency int
 	// Guard, when set, is asked before every tool call runs. A non-nil
 	// error refuses the call: the tool does not run and the model sees the

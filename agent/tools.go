@@ -19,8 +19,11 @@ import (
 func (r *runner) runTools(ctx context.Context, calls []llm.ToolCall) []tool.Result {
 	results := make([]tool.Result, len(calls))
 	limit := r.spec.ToolConcurrency
-	if limit <= 0 {
+	switch {
+	case limit == 0:
 		limit = DefaultToolConcurrency
+	case limit < 0:
+		limit = len(calls)
 	}
 	if len(calls) == 1 || limit == 1 {
 		for i, c := range calls {

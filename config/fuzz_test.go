@@ -152,7 +152,7 @@ func FuzzLoadSettingsYAML(f *testing.F) {
 		s := DefaultSettings()
 		file.apply(s, "config.yaml", map[string]string{})
 		sa := s.Agent.Subagent
-		if s.Concurrency < 1 || s.MaxTurns < 1 || s.Retry.MaxAttempts < 1 || s.StreamIdleTimeout < 0 ||
+		if s.Concurrency < 0 || s.MaxTurns < 1 || s.Retry.MaxAttempts < 1 || s.StreamIdleTimeout < 0 ||
 			sa.MaxDepth < 1 || sa.MaxDepth > SubagentMaxDepthLimit || sa.DefaultMaxTurns < 1 || sa.DefaultMaxTurns > SubagentMaxTurnsLimit ||
 			sa.OutputMaxSize < SubagentMinOutputMaxSize || sa.MaxExecutions < 0 || sa.MaxTotalTokens < 0 || sa.MaxTotalTime < 0 {
 			t.Errorf("settings out of range passed validation: %+v", s)

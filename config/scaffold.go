@@ -123,7 +123,8 @@ providers: {}
 #    base_url: http://127.0.0.1:8000/v1/
 #    api_key_env: LOCAL_API_KEY        # the variable's name, never the key; empty = no key
 
-concurrency: 8        # model calls in flight across one run tree (at least 1)
+# concurrency: 16     # a hard cap on model calls in flight across one run tree;
+                      # unset: no fixed cap, each provider's limit adapts
 max_turns: 50         # an agent's default turn limit (at least 1)
 
 # Retrying failed model calls. Durations are Go durations (500ms, 2m) or

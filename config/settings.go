@@ -23,7 +23,9 @@ type Settings struct {
 	// Providers are named custom OpenAI-compatible providers, used in model
 	// strings as "<name>/<model>".
 	Providers map[string]ProviderSettings
-	// Concurrency bounds the model calls in flight across one run tree.
+	// Concurrency, when above 0, is a hard cap on the model calls in
+	// flight across one run tree; 0 (the default) leaves it to each
+	// provider's adaptive gate.
 	Concurrency int
 	// MaxTurns is an agent's default turn limit.
 	MaxTurns int
@@ -86,7 +88,6 @@ type SubagentSettings struct {
 
 // Defaults of config.yaml.
 const (
-	DefaultConcurrency           = 8
 	DefaultMaxTurns              = 50
 	DefaultStreamIdleTimeout     = 60 * time.Second
 	DefaultResponseTimeout       = llm.DefaultResponseTimeout
@@ -102,9 +103,8 @@ const (
 // DefaultSettings returns the settings in force when no file sets anything.
 func DefaultSettings() *Settings {
 	return &Settings{
-		Providers:   map[string]ProviderSettings{},
-		Concurrency: DefaultConcurrency,
-		MaxTurns:    DefaultMaxTurns,
+		Providers: map[string]ProviderSettings{},
+		MaxTurns:  DefaultMaxTurns,
 		Retry: llm.RetryPolicy{
 			MaxAttempts: 4,
 			BaseDelay:   500 * time.Millisecond,

@@ -44,9 +44,10 @@ type Tree struct {
 	RootID string
 	start  time.Time
 	quotas Quotas
-	// calls bounds the model calls in flight across the tree. A model
-	// call never waits on a child, so holding a slot cannot deadlock the
-	// way holding one per running child would.
+	// calls, when the user set a concurrency cap, bounds the model calls
+	// in flight across the tree; nil means no cap. A model call never
+	// waits on a child, so holding a slot cannot deadlock the way holding
+	// one per running child would.
 	calls chan struct{}
 
 	// resume is the ledger's record of the tree when it is resumed.
@@ -58,10 +59,11 @@ type Tree struct {
 }
 
 func newTree(rootID string, quotas Quotas, concurrency int) *Tree {
-	if concurrency < 1 {
-		concurrency = DefaultConcurrency
+	t := &Tree{RootID: rootID, start: time.Now(), quotas: quotas}
+	if concurrency > 0 {
+		t.calls = make(chan struct{}, concurrency)
 	}
-	return &Tree{RootID: rootID, start: time.Now(), quotas: quotas, calls: make(chan struct{}, concurrency)}
+	return t
 }
 
 // reserveSpawn takes one execution from the quota before a child exists,

@@ -23,10 +23,6 @@ import (
 	"github.com/deputyhq/deputy/tool"
 )
 
-// DefaultConcurrency bounds the model calls in flight in one tree when
-// Options.Concurrency is 0.
-const DefaultConcurrency = 8
-
 // Models turns a "provider/model" string into a provider.
 type Models interface {
 	ForModel(model string) (llm.Provider, llm.ModelRef, error)
@@ -43,8 +39,10 @@ type Tools func(workdir string) *tool.Registry
 
 // Options are the engine's settings.
 type Options struct {
-	// Concurrency bounds the model calls in flight across one tree
-	// (queued, not refused). 0 means DefaultConcurrency.
+	// Concurrency, when above 0, is a hard cap on the model calls in
+	// flight across one tree (queued, not refused), and on the tool calls
+	// of one response run at once. 0 means no cap: each provider's
+	// adaptive gate (llm.Gate) decides how many calls its server takes.
 	Concurrency int
 	// MaxTurns is the turn limit of agents that name none; 0 = 50.
 	MaxTurns int
@@ -231,17 +229,19 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		}
 		return env
 	}
-	bounded := boundedProvider{Provider: provider, calls: tree.calls}
-	if len(e.Listeners) > 0 {
-		bounded.queued = func(got bool, waited time.Duration) {
-			ev := scopeEvent(EventQueued, s)
-			if got {
-				ev.Type, ev.Duration = EventDequeued, waited
+	if tree.calls != nil {
+		bounded := boundedProvider{Provider: provider, calls: tree.calls}
+		if len(e.Listeners) > 0 {
+			bounded.queued = func(got bool, waited time.Duration) {
+				ev := scopeEvent(EventQueued, s)
+				if got {
+					ev.Type, ev.Duration = EventDequeued, waited
+				}
+				e.emit(ev)
 			}
-			e.emit(ev)
 		}
+		provider = bounded
 	}
-	provider = bounded
 
 	// A child's deadline is its own timeout, bounded by what its parent and
 	// the tree's time quota leave.
@@ -264,6 +264,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	runCtx = WithScope(runCtx, s)
 	e.running.Store(id, cancel)
 	defer e.running.Delete(id)
+	runCtx = e.observeCalls(runCtx, s)
 
 	tools := e.toolsFor(s, r)
 	policy := e.policyFor(s, tools)
@@ -379,7 +380,7 @@ func (e *Engine) toolConcurrency(r run) int {
 	if e.Concurrency > 0 {
 		return e.Concurrency
 	}
-	return DefaultConcurrency
+	return -1 // no bound: a fan-out of children is as wide as the model asked
 }
 
 // finish fills the envelope from how the run ended, records it and tells

@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"context"
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
@@ -34,9 +35,10 @@ const (
 	// the ledger's runs table holds the same.
 	EventRunStart EventType = "run_start"
 	EventRunEnd   EventType = "run_end"
-	// EventQueued: the run's next model call waits for a slot of the
-	// tree's bound on calls in flight; EventDequeued: it got one (Duration
-	// is the wait). Not stored.
+	// EventQueued: the run's next model call waits, for a slot of the
+	// tree's concurrency cap or at its provider's adaptive gate (no free
+	// lane, a Retry-After pause, a spent rate-limit window);
+	// EventDequeued: it may start (Duration is the wait). Not stored.
 	EventQueued   EventType = "queued"
 	EventDequeued EventType = "dequeued"
 )
@@ -87,6 +89,11 @@ type Event struct {
 	// Envelope is the run's result, on EventRunEnd, EventComplete and
 	// EventError of a run that ran.
 	Envelope *Envelope
+	// Limit and InFlight, on EventQueued and EventDequeued from a
+	// provider's adaptive gate, are its limit and calls in flight then
+	// (both 0 for the tree's own concurrency cap).
+	Limit    int
+	InFlight int
 
 	Agent *agent.Event
 }
@@ -107,4 +114,24 @@ func (e *Engine) emit(ev Event) {
 
 func scopeEvent(t EventType, s *Scope) Event {
 	return Event{Type: t, RunID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Kind: s.Kind, Depth: s.Depth, Label: s.Label, Model: s.Model}
+}
+
+// observeCalls makes the model calls of s queue in its parent's flow (so
+// a provider's gate serves sibling groups round-robin: a deep child is not
+// starved behind a wide fan-out elsewhere) and report their waits there as
+// queued and dequeued events.
+func (e *Engine) observeCalls(ctx context.Context, s *Scope) context.Context {
+	flow := s.RootID + "/" + s.ParentID
+	var observe func(llm.CallEvent)
+	if len(e.Listeners) > 0 {
+		observe = func(ce llm.CallEvent) {
+			ev := scopeEvent(EventQueued, s)
+			if ce.Kind == llm.CallDequeued {
+				ev.Type, ev.Duration = EventDequeued, ce.Wait
+			}
+			ev.Limit, ev.InFlight = ce.Limit, ce.InFlight
+			e.emit(ev)
+		}
+	}
+	return llm.WithCallObserver(ctx, flow, observe)
 }

@@ -13,7 +13,8 @@ import (
 // a caller never sees a text delta twice.
 type RetryPolicy struct {
 	// MaxAttempts counts every attempt, the first included. 0 means 4;
-	// 1 disables retrying.
+	// 1 disables retrying. A call refused for load with a Retry-After
+	// (429, 503, 529) does not count: it is waited out within MaxElapsed.
 	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
 	// BaseDelay is the first backoff; each further one doubles, with jitter.
 	// 0 means 500ms.
@@ -89,6 +90,10 @@ func (r *retrying) Unwrap() Provider { return r.next }
 
 func (r *retrying) Generate(ctx context.Context, req *Request, onEvent StreamFunc) (*Response, error) {
 	start := time.Now()
+	// counted is the attempts that count against MaxAttempts: a call the
+	// server turned away for load, naming when to come back, is waited
+	// out (within MaxElapsed) rather than given up.
+	counted := 0
 	for attempt := 1; ; attempt++ {
 		streamed := false
 		var fn StreamFunc
@@ -99,16 +104,23 @@ func (r *retrying) Generate(ctx context.Context, req *Request, onEvent StreamFun
 		if err == nil {
 			return resp, nil
 		}
-		kind := KindOf(err)
-		if !kind.Retryable() || streamed || attempt >= r.policy.MaxAttempts || ctx.Err() != nil {
-			return nil, err
-		}
 		var retryAfter time.Duration
 		var e *Error
 		if errors.As(err, &e) {
 			retryAfter = e.RetryAfter
 		}
-		wait := r.policy.Backoff(attempt, retryAfter)
+		if retryAfter <= 0 || !Overloaded(err) || r.policy.MaxAttempts == 1 {
+			counted++
+		}
+		kind := KindOf(err)
+		if !kind.Retryable() || streamed || counted >= r.policy.MaxAttempts || ctx.Err() != nil {
+			return nil, err
+		}
+		wait := r.policy.Backoff(counted, 0)
+		if retryAfter > 0 {
+			// The server said when; earlier is pointless, later wastes time.
+			wait = retryAfter
+		}
 		if time.Since(start)+wait > r.policy.MaxElapsed {
 			return nil, err
 		}

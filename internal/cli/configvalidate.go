@@ -176,7 +176,7 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 		}
 		kv("providers."+name, p.BaseURL, p.Type+", "+key)
 	}
-	kv("concurrency", s.Concurrency, "")
+	kv("concurrency", s.Concurrency, noteIf(s.Concurrency == 0, "no cap: each provider's adaptive limit"))
 	kv("max_turns", s.MaxTurns, "")
 	kv("retry.max_attempts", s.Retry.MaxAttempts, "")
 	kv("retry.base_delay", s.Retry.BaseDelay, "")

@@ -75,6 +75,13 @@ func (s *Server) serveLLM(w *statusWriter, r *http.Request, wr wire, e *Request)
 		e.Stream = c.stream
 		e.Parsed = cloneRequest(c.req)
 	})
+	if !s.admit() {
+		he := newHTTPError(errRateLimit, "llmtest: more than %d concurrent requests", s.maxConcurrent)
+		he.retryAfter = s.limitRetryAfter
+		wr.writeError(w, he)
+		return
+	}
+	defer s.leave()
 	a, rule, err := s.script.answer(c.req, wr.idPrefix())
 	s.logUpdate(e, func(e *Request) { e.Rule = rule })
 	if err != nil {
@@ -173,6 +180,24 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 	case <-timeout:
 		return true
 	}
+}
+
+// admit counts a model request in, or refuses it when MaxConcurrent are
+// already being answered.
+func (s *Server) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.maxConcurrent > 0 && s.active >= s.maxConcurrent {
+		return false
+	}
+	s.active++
+	return true
+}
+
+func (s *Server) leave() {
+	s.mu.Lock()
+	s.active--
+	s.mu.Unlock()
 }
 
 func (s *Server) nextID() string {

@@ -26,16 +26,29 @@ type ServerOptions struct {
 	// and the HTTP server's own errors. It is called from the handlers'
 	// goroutines, so it must be safe for concurrent use.
 	Logf func(format string, args ...any)
+	// MaxConcurrent, when above 0, makes the server behave like a
+	// provider with a concurrency limit: a model request that arrives
+	// while MaxConcurrent others are being answered gets a 429 in its
+	// dialect's error shape, with Retry-After (and, on the OpenAI
+	// endpoint, retry-after-ms) set to LimitRetryAfter. The script is not
+	// consulted for it, so rule counters see only accepted requests.
+	MaxConcurrent   int
+	LimitRetryAfter time.Duration
 }
 
 // Server is a fake LLM server speaking the OpenAI, Anthropic and Gemini
 // wire formats, answering from a Script. It logs every request it gets.
 type Server struct {
-	script  *Script
-	logf    func(format string, args ...any)
-	srv     *http.Server
-	url     string
-	closing chan struct{} // closed by Close: releases stalls and waits
+	script *Script
+	logf   func(format string, args ...any)
+	// maxConcurrent and limitRetryAfter are ServerOptions'; active counts
+	// the model requests being answered, under mu.
+	maxConcurrent   int
+	limitRetryAfter time.Duration
+	active          int
+	srv             *http.Server
+	url             string
+	closing         chan struct{} // closed by Close: releases stalls and waits
 
 	serveDone chan struct{} // closed when srv.Serve returned
 	serveErr  error         // what it returned; read after serveDone
@@ -75,11 +88,14 @@ func NewServer(s *Script, opts ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("llmtest: %w", err)
 	}
 	srv := &Server{
-		script:    s,
-		logf:      opts.Logf,
-		closing:   make(chan struct{}),
-		serveDone: make(chan struct{}),
-		url:       "http://" + urlHost(ln.Addr(), host),
+		script: s,
+		logf:   opts.Logf,
+
+		maxConcurrent:   opts.MaxConcurrent,
+		limitRetryAfter: opts.LimitRetryAfter,
+		closing:         make(chan struct{}),
+		serveDone:       make(chan struct{}),
+		url:             "http://" + urlHost(ln.Addr(), host),
 	}
 	errorLog := log.New(io.Discard, "", 0)
 	if opts.Logf != nil {

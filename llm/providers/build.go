@@ -1,6 +1,8 @@
 package providers
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -19,14 +21,18 @@ func (r *Registry) buildOpenAI() (llm.Provider, error) {
 		return nil, missingKey(OpenAI, "OPENAI_API_KEY")
 	}
 	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
-	return wrapNew(openai.New, opts, "OPENAI_BASE_URL")
+	g := r.gate(OpenAI, opts.BaseURL, opts.APIKey)
+	opts.HTTPClient = g.Client(opts.HTTPClient)
+	return gatedNew(g, openai.New, opts, "OPENAI_BASE_URL")
 }
 
 func (r *Registry) buildOllama() (llm.Provider, error) {
 	// A local Ollama needs no key.
 	opts := openai.OllamaFromEnv(r.getenv)
 	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
-	return wrapNew(openai.New, opts, "OLLAMA_HOST")
+	g := r.gate(Ollama, opts.BaseURL, opts.APIKey)
+	opts.HTTPClient = g.Client(opts.HTTPClient)
+	return gatedNew(g, openai.New, opts, "OLLAMA_HOST")
 }
 
 func (r *Registry) buildAnthropic() (llm.Provider, error) {
@@ -36,7 +42,9 @@ func (r *Registry) buildAnthropic() (llm.Provider, error) {
 	}
 	opts.Name = Anthropic
 	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
-	return wrapNew(anthropic.New, opts, "ANTHROPIC_BASE_URL")
+	g := r.gate(Anthropic, opts.BaseURL, opts.APIKey)
+	opts.HTTPClient = g.Client(opts.HTTPClient)
+	return gatedNew(g, anthropic.New, opts, "ANTHROPIC_BASE_URL")
 }
 
 func (r *Registry) buildGemini() (llm.Provider, error) {
@@ -46,7 +54,9 @@ func (r *Registry) buildGemini() (llm.Provider, error) {
 	}
 	opts.Name = Gemini
 	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
-	return wrapNew(gemini.New, opts, "the Gemini options")
+	g := r.gate(Gemini, opts.BaseURL, opts.APIKey)
+	opts.HTTPClient = g.Client(opts.HTTPClient)
+	return gatedNew(g, gemini.New, opts, "the Gemini options")
 }
 
 func (r *Registry) buildCustom(name string, c Custom) (llm.Provider, error) {
@@ -61,7 +71,6 @@ func (r *Registry) buildCustom(name string, c Custom) (llm.Provider, error) {
 	opts := openai.Options{
 		Name:            name,
 		BaseURL:         c.BaseURL,
-		HTTPClient:      r.cfg.HTTPClient,
 		IdleTimeout:     r.cfg.IdleTimeout,
 		ResponseTimeout: r.cfg.ResponseTimeout,
 		Secrets:         r.Secrets(),
@@ -72,7 +81,26 @@ func (r *Registry) buildCustom(name string, c Custom) (llm.Provider, error) {
 			return nil, missingKey(name, env)
 		}
 	}
-	return wrapNew(openai.New, opts, "its base_url")
+	g := r.gate(name, opts.BaseURL, opts.APIKey)
+	opts.HTTPClient = g.Client(r.cfg.HTTPClient)
+	return gatedNew(g, openai.New, opts, "its base_url")
+}
+
+// gate returns the process-wide gate of one endpoint and key: every
+// registry, engine and tree of the process talking to the same server with
+// the same key shares its limits. The key enters only as a hash.
+func (r *Registry) gate(provider, baseURL, apiKey string) *llm.Gate {
+	sum := sha256.Sum256([]byte(apiKey))
+	return llm.SharedGate(provider + " " + strings.TrimRight(baseURL, "/") + " " + hex.EncodeToString(sum[:8]))
+}
+
+// gatedNew is wrapNew, the provider passing g before each call.
+func gatedNew[O any, P llm.Provider](g *llm.Gate, newFn func(O) (P, error), opts O, hint string) (llm.Provider, error) {
+	p, err := wrapNew(newFn, opts, hint)
+	if err != nil {
+		return nil, err
+	}
+	return llm.WithGate(p, g), nil
 }
 
 // wrapNew calls an adapter's constructor. Its errors already name the

@@ -50,6 +50,10 @@ func (p *Plain) Listen(ev delegate.Event) {
 	case delegate.EventTruncation:
 		p.printf(ev.Depth, "%s: output truncated from %d to %d bytes", n, ev.OriginalSize, ev.TruncatedSize)
 	case delegate.EventQueued:
+		if ev.Limit > 0 {
+			p.printf(ev.Depth, "%s: queued at the provider (%d of %d in flight)", n, ev.InFlight, ev.Limit)
+			break
+		}
 		p.printf(ev.Depth, "%s: queued for a model-call slot", n)
 	case delegate.EventDequeued:
 		p.printf(ev.Depth, "%s: got a slot after %s", n, Round(ev.Duration))

@@ -1,0 +1,465 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Gate decides when a model call to one provider endpoint (one base URL
+// and key) may start. It has no fixed bound: it starts wide, widens while
+// calls succeed, narrows to what the server carried when it answers "too
+// many" (429, 503, 529, "overloaded"), pauses every new call for the time a
+// Retry-After asked for, and reads the rate-limit headers of each response
+// so that it slows down before the limit rather than after. Calls that must
+// wait are queued by flow and released round-robin across flows, so one
+// wide fan-out cannot starve a lone deep call.
+//
+// One Gate is shared by every tree of the process that talks to the same
+// endpoint with the same key (SharedGate): they share the server's limits.
+type Gate struct {
+	mu       sync.Mutex
+	limit    float64 // adaptive bound on calls in flight
+	inflight int
+	// cut is when the limit was last narrowed; zero while the Gate is
+	// still widening fast.
+	cut time.Time
+	// notBefore holds every new call until then (Retry-After, a spent
+	// rate-limit window).
+	notBefore time.Time
+	timer     *time.Timer
+	// remaining is the provider's count of requests left in its window,
+	// less the calls started since it said so; -1 when unknown.
+	remaining int
+	resetAt   time.Time
+
+	flows   map[string]*flowQueue
+	ring    []string // flows with waiters, in round-robin order
+	waiting int
+	now     func() time.Time
+}
+
+const (
+	// gateInitial is the limit a Gate starts from: wide enough that a
+	// fan-out of a few hundred children is not queued by a server that
+	// never complains.
+	gateInitial = 256
+	// gateMax bounds how far successes can widen a Gate.
+	gateMax = 16384
+)
+
+type flowQueue struct {
+	waiters []*gateWaiter
+}
+
+type gateWaiter struct {
+	ready   chan struct{}
+	granted bool
+}
+
+// NewGate returns a Gate with its initial limit.
+func NewGate() *Gate {
+	return &Gate{limit: gateInitial, remaining: -1, flows: map[string]*flowQueue{}, now: time.Now}
+}
+
+var (
+	gatesMu sync.Mutex
+	gates   = map[string]*Gate{}
+)
+
+// SharedGate returns the process-wide Gate of an endpoint identity (build
+// it with EndpointKey), creating it on first use.
+func SharedGate(key string) *Gate {
+	gatesMu.Lock()
+	defer gatesMu.Unlock()
+	g := gates[key]
+	if g == nil {
+		g = NewGate()
+		gates[key] = g
+	}
+	return g
+}
+
+// GateStats is a Gate's state at one moment, for events and tests.
+type GateStats struct {
+	Limit    int
+	InFlight int
+	Waiting  int
+}
+
+// Stats returns the Gate's current state.
+func (g *Gate) Stats() GateStats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return GateStats{Limit: int(g.limit), InFlight: g.inflight, Waiting: g.waiting}
+}
+
+// permit is one call's hold on the Gate.
+type permit struct {
+	g *Gate
+}
+
+// acquire waits until the call may start: a free lane, no pause, requests
+// left in the provider's window. A call that must wait is reported to
+// observe (nil: not reported), queued and then dequeued.
+func (g *Gate) acquire(ctx context.Context, flow string, observe func(CallEvent)) (*permit, error) {
+	g.mu.Lock()
+	if g.waiting == 0 && g.canStartLocked() {
+		g.startLocked()
+		g.mu.Unlock()
+		return &permit{g: g}, nil
+	}
+	w := &gateWaiter{ready: make(chan struct{})}
+	q := g.flows[flow]
+	if q == nil {
+		q = &flowQueue{}
+		g.flows[flow] = q
+	}
+	if len(q.waiters) == 0 {
+		g.ring = append(g.ring, flow)
+	}
+	q.waiters = append(q.waiters, w)
+	g.waiting++
+	g.dispatchLocked()
+	st := GateStats{Limit: int(g.limit), InFlight: g.inflight, Waiting: g.waiting}
+	g.mu.Unlock()
+
+	start := time.Now()
+	if observe != nil {
+		observe(CallEvent{Kind: CallQueued, Limit: st.Limit, InFlight: st.InFlight})
+	}
+	select {
+	case <-w.ready:
+		if observe != nil {
+			st := g.Stats()
+			observe(CallEvent{Kind: CallDequeued, Wait: time.Since(start), Limit: st.Limit, InFlight: st.InFlight})
+		}
+		return &permit{g: g}, nil
+	case <-ctx.Done():
+		g.mu.Lock()
+		if w.granted {
+			// Granted while we gave up: hand the lane on.
+			g.inflight--
+			g.dispatchLocked()
+		} else {
+			g.removeLocked(flow, w)
+		}
+		g.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+func (g *Gate) removeLocked(flow string, w *gateWaiter) {
+	q := g.flows[flow]
+	if q == nil {
+		return
+	}
+	for i, x := range q.waiters {
+		if x == w {
+			q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
+			g.waiting--
+			break
+		}
+	}
+	if len(q.waiters) == 0 {
+		delete(g.flows, flow)
+		for i, f := range g.ring {
+			if f == flow {
+				g.ring = append(g.ring[:i], g.ring[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+func (g *Gate) canStartLocked() bool {
+	now := g.now()
+	if now.Before(g.notBefore) {
+		return false
+	}
+	if g.remaining >= 0 && !g.resetAt.IsZero() && !now.Before(g.resetAt) {
+		// The provider's window has rolled over; its next answer will say
+		// how much the new one holds.
+		g.remaining, g.resetAt = -1, time.Time{}
+	}
+	if g.remaining == 0 && now.Before(g.resetAt) {
+		return false
+	}
+	return float64(g.inflight) < g.limit
+}
+
+func (g *Gate) startLocked() {
+	g.inflight++
+	if g.remaining > 0 {
+		g.remaining--
+	}
+}
+
+// dispatchLocked releases waiters round-robin across flows while lanes are
+// free, and arms a timer when a pause is what holds them.
+func (g *Gate) dispatchLocked() {
+	for g.waiting > 0 && g.canStartLocked() {
+		flow := g.ring[0]
+		q := g.flows[flow]
+		w := q.waiters[0]
+		q.waiters = q.waiters[1:]
+		g.waiting--
+		g.ring = g.ring[1:]
+		if len(q.waiters) > 0 {
+			g.ring = append(g.ring, flow)
+		} else {
+			delete(g.flows, flow)
+		}
+		g.startLocked()
+		w.granted = true
+		close(w.ready)
+	}
+	if g.waiting == 0 {
+		return
+	}
+	wake := g.notBefore
+	if g.remaining == 0 && g.resetAt.After(wake) {
+		wake = g.resetAt
+	}
+	if d := wake.Sub(g.now()); d > 0 && g.timer == nil {
+		g.timer = time.AfterFunc(d, func() {
+			g.mu.Lock()
+			g.timer = nil
+			g.dispatchLocked()
+			g.mu.Unlock()
+		})
+	}
+}
+
+// done ends a call: it frees the lane and learns from how the call ended.
+func (p *permit) done(err error) {
+	g := p.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.inflight--
+	now := g.now()
+	switch {
+	case err == nil:
+		// Widen only a limit that is being used: an idle Gate learns
+		// nothing from its successes. Until the first cut, double per
+		// round trip (one lane per success); after it, one lane per round
+		// trip, probing carefully near the server's limit.
+		if float64(g.inflight+1) >= g.limit/2 && g.limit < gateMax {
+			if g.cut.IsZero() {
+				g.limit++
+			} else {
+				g.limit += 1 / g.limit
+			}
+		}
+	case Overloaded(err):
+		// What the server still carries is what it accepts: narrow to the
+		// calls in flight, never below one. When that explains the refusal
+		// (we were above what it carries) the refused call alone waits out
+		// its Retry-After, in the retry; when it does not (a spent
+		// per-minute budget refuses even a lone call) every new call waits.
+		old := g.limit
+		g.limit = max(1, min(g.limit, float64(g.inflight)))
+		narrowed := g.limit < old
+		g.cut = now
+		var e *Error
+		if !narrowed && errors.As(err, &e) && e.RetryAfter > 0 {
+			if until := now.Add(e.RetryAfter); until.After(g.notBefore) {
+				g.notBefore = until
+			}
+		}
+	}
+	g.dispatchLocked()
+}
+
+// Overloaded reports whether err says the server is over its limits: a
+// rate limit, or a 503/529 or "overloaded" server error.
+func Overloaded(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Kind {
+	case KindRateLimited:
+		return true
+	case KindServer:
+		return e.Status == http.StatusServiceUnavailable || e.Status == 529 ||
+			strings.Contains(strings.ToLower(e.Message), "overloaded")
+	}
+	return false
+}
+
+// observe reads a response's rate-limit headers: how many requests the
+// provider's window still holds and when it resets.
+func (g *Gate) observe(h http.Header) {
+	remaining, reset, ok := rateLimitHeaders(h, time.Now())
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.remaining = remaining
+	g.resetAt = reset
+	if remaining == 0 && reset.IsZero() {
+		// Spent, with no word on when it refills: a short pause, then the
+		// next answer tells more.
+		g.remaining, g.notBefore = -1, maxTime(g.notBefore, time.Now().Add(time.Second))
+	}
+	g.dispatchLocked()
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// rateLimitHeaders reads the request-count headers of OpenAI
+// (x-ratelimit-remaining-requests, x-ratelimit-reset-requests like "1s" or
+// "6m0s"), Anthropic (anthropic-ratelimit-requests-remaining and -reset, an
+// RFC 3339 time) and the IETF draft (ratelimit-remaining, ratelimit-reset in
+// seconds).
+func rateLimitHeaders(h http.Header, now time.Time) (remaining int, reset time.Time, ok bool) {
+	pairs := [][2]string{
+		{"x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"},
+		{"anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset"},
+		{"ratelimit-remaining", "ratelimit-reset"},
+	}
+	for _, p := range pairs {
+		v := strings.TrimSpace(h.Get(p[0]))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			continue
+		}
+		return n, parseReset(h.Get(p[1]), now), true
+	}
+	return 0, time.Time{}, false
+}
+
+// parseReset reads a reset header: an RFC 3339 time, a Go-style duration
+// ("1s", "6m0s", "250ms") or plain seconds. Zero when unreadable.
+func parseReset(v string, now time.Time) time.Time {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(d)
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+		return now.Add(time.Duration(f * float64(time.Second)))
+	}
+	return time.Time{}
+}
+
+// Transport returns a RoundTripper that feeds every response's rate-limit
+// headers to g before passing it on; nil base means http.DefaultTransport.
+func (g *Gate) Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &gateTransport{g: g, base: base}
+}
+
+// Client returns a copy of c (a zero client when nil) whose transport feeds
+// g. c itself is never modified.
+func (g *Gate) Client(c *http.Client) *http.Client {
+	var cp http.Client
+	if c != nil {
+		cp = *c
+	}
+	cp.Transport = g.Transport(cp.Transport)
+	return &cp
+}
+
+type gateTransport struct {
+	g    *Gate
+	base http.RoundTripper
+}
+
+func (t *gateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		t.g.observe(resp.Header)
+	}
+	return resp, err
+}
+
+// WithGate wraps p so that each of its calls passes g first. Wrap the bare
+// provider, inside any retry: a call waiting out a Retry-After must not hold
+// a lane.
+func WithGate(p Provider, g *Gate) Provider {
+	return &gated{next: p, g: g}
+}
+
+type gated struct {
+	next Provider
+	g    *Gate
+}
+
+func (p *gated) Name() string { return p.next.Name() }
+
+// Unwrap returns the wrapped provider.
+func (p *gated) Unwrap() Provider { return p.next }
+
+func (p *gated) Generate(ctx context.Context, req *Request, onEvent StreamFunc) (*Response, error) {
+	flow, observe := callInfo(ctx)
+	pm, err := p.g.acquire(ctx, flow, observe)
+	if err != nil {
+		return nil, Classify(ctx, p.Name(), err)
+	}
+	resp, err := p.next.Generate(ctx, req, onEvent)
+	pm.done(err)
+	return resp, err
+}
+
+// CallEventKind says what a CallEvent reports.
+type CallEventKind string
+
+const (
+	// CallQueued: the call must wait for its provider's gate (no free
+	// lane, a Retry-After pause, a spent rate-limit window).
+	CallQueued CallEventKind = "queued"
+	// CallDequeued: the queued call may start now, after Wait.
+	CallDequeued CallEventKind = "dequeued"
+)
+
+// CallEvent is a wait of one model call at its provider's gate, reported to
+// the observer in the call's context (WithCallObserver). Retries are
+// reported through WithRetryObserver.
+type CallEvent struct {
+	Kind CallEventKind
+	// Wait is how long the call waited (dequeued).
+	Wait time.Duration
+	// Limit and InFlight are the gate's state at the moment.
+	Limit, InFlight int
+}
+
+type callKey struct{}
+
+type callCtx struct {
+	flow    string
+	observe func(CallEvent)
+}
+
+// WithCallObserver returns a context whose model calls queue in flow (calls
+// of different flows are released round-robin) and report their waits at a
+// provider's gate to observe (which may be nil).
+func WithCallObserver(ctx context.Context, flow string, observe func(CallEvent)) context.Context {
+	return context.WithValue(ctx, callKey{}, callCtx{flow: flow, observe: observe})
+}
+
+func callInfo(ctx context.Context) (string, func(CallEvent)) {
+	c, _ := ctx.Value(callKey{}).(callCtx)
+	return c.flow, c.observe
+}

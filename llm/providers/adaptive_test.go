@@ -1,0 +1,142 @@
+package providers_test
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/llm/providers"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
+)
+
+// A provider that takes only `lanes` calls at once and answers 429 with a
+// Retry-After above that: a 256-child tree, with no concurrency configured,
+// finishes with every child ok, and its children's phase takes at most 1.2x
+// the ideal time for `lanes` lanes. Times come from the fake's request log.
+func TestAdaptiveConcurrencyUnderA429Limit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 256-child tree for about two seconds")
+	}
+	const (
+		children = 256
+		lanes    = 16
+		latency  = 100 * time.Millisecond
+	)
+	calls := make([]llmtest.ToolCallReply, children)
+	for i := range calls {
+		calls[i] = llmtest.ToolCallReply{Name: "call_agent", Arguments: map[string]any{"agent": "child", "task": "work"}}
+	}
+	script := &llmtest.Script{Rules: []llmtest.Rule{
+		{Name: "root-fan-out", Match: llmtest.Match{System: "^ROOT", LastRole: "user"}, Reply: llmtest.Reply{ToolCalls: calls}},
+		{Name: "root-answer", Match: llmtest.Match{System: "^ROOT", LastRole: "tool"}, Reply: llmtest.Reply{Text: "all done"}},
+		{Name: "child", Match: llmtest.Match{System: "^CHILD"}, Latency: latency, Reply: llmtest.Reply{Text: "ok"}},
+	}}
+	srv, err := llmtest.NewServer(script, llmtest.ServerOptions{MaxConcurrent: lanes, LimitRetryAfter: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+
+	tr := &http.Transport{MaxIdleConnsPerHost: 1024}
+	t.Cleanup(tr.CloseIdleConnections)
+	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL() + "/v1/"}
+	reg := providers.NewRegistry(providers.Config{
+		Getenv:     func(k string) string { return env[k] },
+		HTTPClient: &http.Client{Transport: tr},
+		Retry:      config.DefaultSettings().Retry,
+	})
+	root := &config.Agent{Name: "root", Model: "openai/gpt-test", SystemPrompt: "ROOT", SubAgents: []string{"child"}, SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
+	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
+	tools := builtin.New(builtin.Options{Workdir: t.TempDir()})
+	var retries, queued atomic.Int64
+	eng := &delegate.Engine{
+		Agents: config.NewAgentSet(root, child),
+		Models: reg,
+		Tools:  func(string) *tool.Registry { return tools },
+		Listeners: []delegate.Listener{func(ev delegate.Event) {
+			switch {
+			case ev.Type == delegate.EventProgress && ev.Agent.Kind == agent.EventRetry:
+				retries.Add(1)
+			case ev.Type == delegate.EventQueued:
+				queued.Add(1)
+			}
+		}},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	env2 := eng.Run(ctx, delegate.RunRequest{Agent: root, Task: "fan out", Workdir: t.TempDir()})
+	if env2.Status != delegate.StatusOK || env2.Output != "all done" {
+		t.Fatalf("root: %s %q %s", env2.Status, env2.Output, env2.Error)
+	}
+	if len(env2.Children) != children {
+		t.Fatalf("%d children, want %d", len(env2.Children), children)
+	}
+	for _, c := range env2.Children {
+		if c.Status != delegate.StatusOK {
+			t.Fatalf("child %s: %s %s", c.RunID, c.Status, c.Error)
+		}
+	}
+
+	// From the fake's log: the accepted child calls, the refused ones, and
+	// how long the children's phase took on the server's clock.
+	var first, last time.Time
+	accepted, refused, maxInFlight := 0, 0, 0
+	type edge struct {
+		at time.Time
+		d  int
+	}
+	var edges []edge
+	for _, r := range srv.Requests() {
+		if r.Status == http.StatusTooManyRequests {
+			refused++
+			continue
+		}
+		if r.Rule != "child" {
+			continue
+		}
+		accepted++
+		if first.IsZero() || r.Received.Before(first) {
+			first = r.Received
+		}
+		if r.Done.After(last) {
+			last = r.Done
+		}
+		edges = append(edges, edge{r.Received, 1}, edge{r.Done, -1})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if edges[i].at.Equal(edges[j].at) {
+			return edges[i].d < edges[j].d
+		}
+		return edges[i].at.Before(edges[j].at)
+	})
+	n := 0
+	for _, e := range edges {
+		n += e.d
+		maxInFlight = max(maxInFlight, n)
+	}
+	if accepted != children {
+		t.Errorf("%d child calls answered, want %d", accepted, children)
+	}
+	if refused == 0 || retries.Load() == 0 {
+		t.Errorf("the limit was never hit (%d refused, %d retry events): the test proves nothing", refused, retries.Load())
+	}
+	if maxInFlight > lanes {
+		t.Errorf("the fake answered %d calls at once, more than its %d lanes", maxInFlight, lanes)
+	}
+	ideal := time.Duration(math.Ceil(float64(children)/lanes)) * latency
+	took := last.Sub(first)
+	t.Logf("children's phase %s, ideal %s for %d lanes (%.2fx); %d calls refused with 429, %d retry and %d queued events",
+		took, ideal, lanes, float64(took)/float64(ideal), refused, retries.Load(), queued.Load())
+	if float64(took) > 1.2*float64(ideal) {
+		t.Errorf("children's phase took %s, more than 1.2x the ideal %s for %d lanes", took, ideal, lanes)
+	}
+}
