@@ -27,8 +27,8 @@ func TestAdaptiveConcurrencyUnderA429Limit(t *testing.T) {
 	}
 	const (
 		children = 256
-		lanes    = 16
-		latency  = 100 * time.Millisecond
+		lanes    = 32
+		latency  = 250 * time.Millisecond
 	)
 	calls := make([]llmtest.ToolCallReply, children)
 	for i := range calls {
