@@ -51,6 +51,10 @@ type Agent struct {
 	// want a name.
 	OutputSchema json.RawMessage
 	OutputName   string
+	// MCPServers are the MCP servers the agent declares itself (TOML
+	// mcp_servers, Claude Code mcpServers), in file order. An entry with
+	// Ref set names a server configured elsewhere.
+	MCPServers []MCPServer
 	// Path is the file the agent came from; Source is where that file was
 	// found (SourceUser, SourceProject, SourceFlag, SourceBuiltin).
 	Path   string

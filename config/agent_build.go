@@ -83,6 +83,11 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 		a.Tools = tools
 	}
 
+	if ff.markdown {
+		a.MCPServers = mcpServersValue(f, "mcpServers")
+	} else {
+		a.MCPServers = mcpServersValue(f, "mcp_servers")
+	}
 	a.MaxTurns = maxTurns(f, ff)
 	subAgentsConfig(f, &a.SubAgentsConfig)
 	params(f, a)

@@ -125,6 +125,19 @@ func collectYAMLKeys(sink *diagSink, n *yaml.Node, path []string, offset int, re
 				return false
 			}
 		}
+		// Mappings in a list (MCP servers) are keyed by their index.
+		if v.Kind == yaml.SequenceNode {
+			for i, item := range v.Content {
+				if item.Kind != yaml.MappingNode {
+					continue
+				}
+				ip := append(append([]string{}, p...), strconv.Itoa(i))
+				*refs = append(*refs, keyRef{path: ip, line: item.Line + offset})
+				if !collectYAMLKeys(sink, item, ip, offset, refs) {
+					return false
+				}
+			}
+		}
 	}
 	return true
 }

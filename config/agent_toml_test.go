@@ -54,7 +54,15 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		Params: llm.Params{Temperature: ptr(0.3), MaxTokens: ptr(4096)},
 		// response_format = "json_object" asks for a JSON object.
 		OutputSchema: json.RawMessage(`{"type":"object"}`),
-		Path:         path,
+		// axe's [[mcp_servers]] become deputy's MCP servers; ${MY_TOKEN}
+		// stays as written until the server starts.
+		MCPServers: []MCPServer{
+			{Name: "my-tools", Transport: MCPSSE, URL: "https://mcp.example.com/sse",
+				Headers: map[string]string{"Authorization": "Bearer ${MY_TOKEN}"}, Origin: path + ":30"},
+			{Name: "filesystem", Transport: MCPStdio, Command: "/usr/local/bin/mcp-server-filesystem",
+				Args: []string{"--root", "/srv"}, Env: map[string]string{"LOG": "1"}, Origin: path + ":30"},
+		},
+		Path: path,
 	}
 	if d := cmp.Diff(want, a, cmpopts.IgnoreUnexported(Agent{})); d != "" {
 		t.Errorf("agent (-want +got):\n%s", d)
@@ -66,7 +74,6 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		"warning: testdata/axe/pr-reviewer.toml:16: timeout: key timeout is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:17: stream: key stream is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:24: memory: key memory is an axe setting deputy ignores",
-		"warning: testdata/axe/pr-reviewer.toml:30: mcp_servers: key mcp_servers is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:48: budget: key budget is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:51: retry: key retry is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:57: artifacts: key artifacts is an axe setting deputy ignores",

@@ -160,6 +160,33 @@ func FuzzLoadSettingsYAML(f *testing.F) {
 	})
 }
 
+func FuzzParseMCPJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{"mcpServers": {"fs": {"command": "mcp-fs", "args": ["/srv"], "env": {"A": "1"}}}}`,
+		`{"mcpServers": {"web": {"type": "http", "url": "https://h/mcp", "headers": {"X": "${K}"}}}}`,
+		`{"mcpServers": {"old": {"type": "sse", "url": "http://127.0.0.1:1/sse"}, "x": {}}}`,
+		`{"mcpServers": [{"name": "a", "command": "c"}, "ref"]}`,
+		`{"mcpServers": 1, "other": true}`, `[]`, `{`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		servers, diags := ParseMCPJSON(data, ".mcp.json")
+		_, again := ParseMCPJSON(data, ".mcp.json")
+		if d := cmp.Diff(diagStrings(diags), diagStrings(again)); d != "" {
+			t.Errorf("not deterministic (-first +second):\n%s", d)
+		}
+		for _, s := range servers {
+			if s.Ref {
+				continue
+			}
+			if s.Name == "" || (s.Transport == MCPStdio) != (s.Command != "") || (s.Transport != MCPStdio && s.URL == "") {
+				t.Errorf("accepted an unusable server: %+v", s)
+			}
+		}
+	})
+}
+
 func FuzzParseSpecializations(f *testing.F) {
 	addFileSeeds(f, filepath.Join("..", "docs", "example_subqueries.ini"))
 	addSeeds(f, seedsINI)

@@ -56,7 +56,7 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 		if opts.KnownTool != nil {
 			for _, t := range a.Tools {
 				switch {
-				case t == ToolsAll || opts.KnownTool(t):
+				case t == ToolsAll || opts.KnownTool(t) || a.declaresMCPTool(t):
 				case strings.HasPrefix(t, "mcp__"):
 					sink.warnf(a.KeyLine("tools"), "tools", "%q is an MCP tool no configured MCP server provides; it is left out", t)
 				default:

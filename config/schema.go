@@ -42,6 +42,9 @@ var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	// A JSON Schema: anything goes below it.
 	"output_schema":      open(ownerDeputy),
 	"output_schema_file": leaf(ownerDeputy),
+	// [mcp_servers.<name>] or axe's [[mcp_servers]]; checked by
+	// mcpServersValue, which knows every format's keys.
+	"mcp_servers": open(ownerDeputy),
 	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
 		"max_depth": leaf(ownerDeputy),
 		"parallel":  leaf(ownerDeputy),
@@ -58,15 +61,6 @@ var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"stream":        leaf(ownerAxe),
 	"format":        leaf(ownerAxe),
 	"allowed_hosts": leaf(ownerAxe),
-	"mcp_servers": table(ownerAxe, map[string]*keySpec{
-		"name":      leaf(ownerAxe),
-		"url":       leaf(ownerAxe),
-		"transport": leaf(ownerAxe),
-		"headers":   open(ownerAxe),
-		"command":   leaf(ownerAxe),
-		"args":      leaf(ownerAxe),
-		"env":       open(ownerAxe),
-	}),
 	"memory": table(ownerAxe, map[string]*keySpec{
 		"enabled":     leaf(ownerAxe),
 		"path":        leaf(ownerAxe),
@@ -104,6 +98,7 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"maxTurns":           leaf(ownerDeputy),
 	"output_schema":      open(ownerDeputy),
 	"output_schema_file": leaf(ownerDeputy),
+	"mcpServers":         open(ownerDeputy),
 	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
 		"max_depth": leaf(ownerDeputy),
 		"parallel":  leaf(ownerDeputy),
@@ -118,7 +113,6 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"permissionMode":  open(ownerClaude),
 	"disallowedTools": open(ownerClaude),
 	"skills":          open(ownerClaude),
-	"mcpServers":      open(ownerClaude),
 	"hooks":           open(ownerClaude),
 	"memory":          open(ownerClaude),
 	"background":      open(ownerClaude),

@@ -40,8 +40,15 @@ type Settings struct {
 	Fetch           FetchSettings
 	Store           StoreSettings
 	Agent           AgentSettings
+	// MCPServers are the MCP servers every agent may use (mcp_servers, and
+	// xzatoma's mcp.servers); a later file's server replaces an earlier one
+	// of the same name.
+	MCPServers []MCPServer
 	// Files lists the settings files that were read, in order.
 	Files []string
+	// Warnings are what the files hold that deputy accepts but does not
+	// use, one diagnostic each.
+	Warnings Diagnostics
 }
 
 // ProviderSettings is one custom provider.
@@ -161,6 +168,7 @@ func LoadSettings(paths []string) (*Settings, error) {
 			continue
 		}
 		s.Files = append(s.Files, path)
+		s.Warnings = append(s.Warnings, ds.Warnings()...)
 		f.apply(s, path, origin)
 	}
 	for name, p := range s.Providers {

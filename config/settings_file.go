@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,23 @@ type settingsFile struct {
 	Fetch             *fetchFile               `yaml:"fetch"`
 	Store             *storeFile               `yaml:"store"`
 	Agent             *agentFile               `yaml:"agent"`
+	// MCPServers are MCP servers for every agent, keyed by name; mcp is
+	// xzatoma's section for the same. Both are read by mcpServersValue,
+	// which knows every format's keys (see mcp).
+	MCPServers map[string]any  `yaml:"mcp_servers"`
+	MCP        *xzatomaMCPFile `yaml:"mcp"`
+
+	// mcp is what MCPServers and MCP declare, in file order.
+	mcp []MCPServer
+}
+
+// xzatomaMCPFile is xzatoma's mcp section.
+type xzatomaMCPFile struct {
+	AutoConnect           *bool `yaml:"auto_connect"`
+	RequestTimeoutSeconds *int  `yaml:"request_timeout_seconds"`
+	ExposeResourcesTool   *bool `yaml:"expose_resources_tool"`
+	ExposePromptsTool     *bool `yaml:"expose_prompts_tool"`
+	Servers               []any `yaml:"servers"`
 }
 
 type providerFile struct {
@@ -147,7 +165,52 @@ func parseSettingsFile(data []byte, path string) (*settingsFile, Diagnostics) {
 		return nil, sink.diags
 	}
 	f.check(sink)
+	f.readMCP(sink, doc.Content[0])
 	return &f, sink.diags
+}
+
+// readMCP turns mcp_servers and xzatoma's mcp.servers into MCPServers,
+// with diagnostics at the lines they are written on.
+func (f *settingsFile) readMCP(sink *diagSink, root *yaml.Node) {
+	if f.MCPServers == nil && f.MCP == nil {
+		return
+	}
+	var refs []keyRef
+	collectYAMLKeys(sink, root, nil, 0, &refs)
+	lines := map[string]int{}
+	for _, r := range refs {
+		lines[strings.Join(r.path, ".")] = r.line
+	}
+	if f.MCPServers != nil {
+		top := fields{m: map[string]any{"mcp_servers": f.MCPServers}, lines: lines, sink: sink, yaml: true}
+		f.mcp = append(f.mcp, mcpServersValue(top, "mcp_servers")...)
+	}
+	if x := f.MCP; x != nil {
+		if x.RequestTimeoutSeconds != nil {
+			sink.warnf(lines["mcp.request_timeout_seconds"], "mcp.request_timeout_seconds", "deputy does not use this xzatoma setting; it is ignored (calls end with the run's own time limits)")
+		}
+		if x.ExposeResourcesTool != nil && *x.ExposeResourcesTool {
+			sink.warnf(lines["mcp.expose_resources_tool"], "mcp.expose_resources_tool", "deputy offers MCP servers' tools only, not an mcp_resources tool; it is ignored")
+		}
+		if x.ExposePromptsTool != nil && *x.ExposePromptsTool {
+			sink.warnf(lines["mcp.expose_prompts_tool"], "mcp.expose_prompts_tool", "deputy offers MCP servers' tools only, not an mcp_prompts tool; it is ignored")
+		}
+		if x.Servers != nil {
+			sec := fields{m: map[string]any{"servers": x.Servers}, prefix: "mcp", lines: lines, sink: sink, yaml: true}
+			for _, s := range mcpServersValue(sec, "servers") {
+				if slices.ContainsFunc(f.mcp, func(o MCPServer) bool { return o.Name == s.Name }) {
+					sink.errorf(lines["mcp.servers"], "mcp.servers", "MCP server %q is also declared in mcp_servers", s.Name)
+					continue
+				}
+				f.mcp = append(f.mcp, s)
+			}
+		}
+	}
+	for _, s := range f.mcp {
+		if s.Ref {
+			sink.errorf(lines["mcp_servers"], "mcp_servers", "%q: an MCP server here needs its configuration (command or url)", s.Name)
+		}
+	}
 }
 
 // checkNodeType walks node against the Go type t that will receive it,

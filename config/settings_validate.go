@@ -144,6 +144,10 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 	}
 
 	setString(&s.DefaultModel, f.DefaultModel, "default_model")
+	for _, m := range f.mcp {
+		s.MCPServers = slices.DeleteFunc(s.MCPServers, func(o MCPServer) bool { return o.Name == m.Name })
+		s.MCPServers = append(s.MCPServers, m)
+	}
 	for _, name := range sortedKeys(f.Providers) {
 		p := s.Providers[name]
 		if pf := f.Providers[name]; pf != nil {

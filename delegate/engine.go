@@ -75,6 +75,9 @@ type Engine struct {
 	Agents Agents
 	Models Models
 	Tools  Tools
+	// External adds tools from outside deputy (MCP servers') to the agents
+	// that may use them; nil adds none.
+	External ToolSource
 	// Ledger records runs, messages and events; nil records nothing and
 	// keeps subquery sessions in memory.
 	Ledger    Ledger

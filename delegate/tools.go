@@ -123,17 +123,36 @@ func (e *Engine) baseTools(a *config.Agent, workdir string) (*tool.Registry, err
 		names = all.Names()
 	case a.Tools != nil:
 		names = slices.DeleteFunc(slices.Clone(a.Tools), func(n string) bool {
-			if _, ok := all.Get(n); !ok && strings.HasPrefix(n, mcpToolPrefix) {
-				return true // no MCP server provides it; lint has warned
-			}
-			return n == ToolCallAgent || n == ToolSubagent || n == ToolLLMQuery || e.specialization(n) != nil
+			return n == ToolCallAgent || n == ToolSubagent || n == ToolLLMQuery || e.specialization(n) != nil ||
+				strings.HasPrefix(n, MCPToolPrefix)
 		})
 	}
 	reg, err := all.Narrow(names)
 	if err != nil {
 		return nil, &configError{agent: a, err: err}
 	}
+	if e.External != nil {
+		for _, t := range e.External.AgentTools(a) {
+			if err := reg.Add(t); err != nil && e.Logger != nil {
+				e.Logger.Warn("tool left out", "agent", a.Name, "err", err)
+			}
+		}
+	}
 	return reg, nil
+}
+
+// MCPToolPrefix starts the names of MCP servers' tools in an agent's tools
+// list (mcp__<server>__<tool>); the Engine's External source binds them.
+const MCPToolPrefix = "mcp__"
+
+// ToolSource supplies tools that live outside deputy, such as MCP
+// servers', to the agents that may use them. The tools it returns for an
+// agent are narrowed, guarded and recorded like built-in tools.
+type ToolSource interface {
+	// AgentTools returns the tools agent a may use. A source whose tools
+	// cannot be had (a server that does not start) returns tools that
+	// answer with that error, so the model learns of it.
+	AgentTools(a *config.Agent) []tool.Tool
 }
 
 // queryToolsOf lists the llm_query tools a root agent is offered: all of
@@ -149,9 +168,6 @@ func (e *Engine) queryToolsOf(a *config.Agent) []string {
 	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(a.Tools, n) })
 }
 
-// mcpToolPrefix starts the names Claude Code gives MCP servers' tools
-// (mcp__server__tool); an agent may list them before a server provides them.
-const mcpToolPrefix = "mcp__"
 
 // configError is a problem with an agent's definition found when it is
 // about to run.

@@ -39,6 +39,24 @@ func SchemaFor[T any]() (*Schema, error) {
 		var zero T
 		return nil, fmt.Errorf("tool: arguments must be a struct, %T is not", zero)
 	}
+	return newSchema(s, true)
+}
+
+// ParseSchema reads a JSON Schema written elsewhere (an MCP server's tool
+// input schema), so that arguments can be checked with the same messages
+// as deputy's own tools' before they are sent.
+func ParseSchema(raw json.RawMessage) (*Schema, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("tool: reading argument schema: %w", err)
+	}
+	return newSchema(&s, false)
+}
+
+// newSchema resolves s. strict: every property must resolve on its own
+// (inferred schemas always do); otherwise a property that refers to the
+// rest of the schema is checked only as part of the whole.
+func newSchema(s *jsonschema.Schema, strict bool) (*Schema, error) {
 	resolved, err := s.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("tool: resolving argument schema: %w", err)
@@ -58,6 +76,9 @@ func SchemaFor[T any]() (*Schema, error) {
 	for name, p := range s.Properties {
 		r, err := p.Resolve(nil)
 		if err != nil {
+			if !strict {
+				continue
+			}
 			return nil, fmt.Errorf("tool: resolving schema of field %q: %w", name, err)
 		}
 		out.props[name] = r
@@ -103,7 +124,11 @@ func (s *Schema) Validate(v any) error {
 		if msg := typeMismatch(s.root.Properties[name], val); msg != "" {
 			return fmt.Errorf("field %q: %s", name, msg)
 		}
-		if err := s.props[name].Validate(val); err != nil {
+		p, ok := s.props[name]
+		if !ok {
+			continue // checked with the whole schema below
+		}
+		if err := p.Validate(val); err != nil {
 			return fmt.Errorf("field %q: %s", name, cleanValidationError(err))
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm/providers"
+	"github.com/deputyhq/deputy/mcp"
 	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/tool"
@@ -72,6 +73,12 @@ type Workspace struct {
 	// nobody is there to ask. Set it before the first run.
 	AskUser func(ctx context.Context, question string) (string, error)
 
+	// MCP holds the MCP servers every agent may use (config.yaml's
+	// mcp_servers and xzatoma's mcp section, then the project's .mcp.json)
+	// and starts each when an agent that may use it first runs. Close stops
+	// them.
+	MCP *mcp.Manager
+
 	opts  Options
 	tools sync.Map // workdir -> *tool.Registry
 }
@@ -100,11 +107,48 @@ func Load(opts Options) (*Workspace, error) {
 	if w.Specializations, err = loadSpecializations(opts, func(d config.Diagnostic) { w.Warnings = append(w.Warnings, d) }); err != nil {
 		return nil, err
 	}
+	servers, err := mcpServers(w.Settings, dir, func(d config.Diagnostic) { w.Warnings = append(w.Warnings, d) })
+	if err != nil {
+		return nil, err
+	}
+	w.MCP = mcp.NewManager(servers)
+	w.MCP.Logger, w.MCP.Dir = w.Logger, dir
 	var diags config.Diagnostics
 	w.Agents, diags = config.LoadAgents(config.Dirs(dir, opts.AgentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(dir)})
 	w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)
 	w.Models = NewModels(w.Settings, dir)
 	return w, nil
+}
+
+// mcpServers are the MCP servers every agent may use: config.yaml's, then
+// the project's .mcp.json (Claude Code's), whose server of the same name
+// wins.
+func mcpServers(s *config.Settings, dir string, warn func(config.Diagnostic)) ([]config.MCPServer, error) {
+	servers := slices.Clone(s.MCPServers)
+	fromJSON, diags := config.LoadMCPJSON(filepath.Join(dir, config.MCPJSONName))
+	if err := diags.Err(); err != nil {
+		return nil, err
+	}
+	for _, d := range append(s.Warnings, diags.Warnings()...) {
+		warn(d)
+	}
+	for _, m := range fromJSON {
+		if m.Ref {
+			continue
+		}
+		servers = slices.DeleteFunc(servers, func(o config.MCPServer) bool { return o.Name == m.Name })
+		servers = append(servers, m)
+	}
+	return servers, nil
+}
+
+// Close stops what the workspace's runs started: the MCP servers. A
+// program calls it once its runs are over.
+func (w *Workspace) Close() error {
+	if w.MCP == nil {
+		return nil
+	}
+	return w.MCP.Close()
 }
 
 func projectDir(dir string) (string, error) {
@@ -142,10 +186,24 @@ func (w *Workspace) LintOptions() config.LintOptions {
 
 // KnownTool says whether an agent's tools entry names something deputy
 // has: a built-in tool or group, a delegation tool or a specialization.
+// An MCP tool (mcp__<server>__<tool>) is known when a configured server
+// could provide it; which tools a server has is known once it starts.
 func (w *Workspace) KnownTool(name string) bool {
 	switch name {
 	case delegate.ToolCallAgent, delegate.ToolSubagent, delegate.ToolLLMQuery:
 		return true
+	}
+	if strings.HasPrefix(name, delegate.MCPToolPrefix) {
+		if w.MCP == nil {
+			return false
+		}
+		for _, s := range w.MCP.Servers() {
+			p := config.MCPToolPrefix(s.Name)
+			if name == p || strings.HasPrefix(name, p+"__") {
+				return true
+			}
+		}
+		return false
 	}
 	if ReservedToolName(name) {
 		return true
@@ -298,7 +356,7 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 	s := w.Settings
 	sub := s.Agent.Subagent
 	listeners = append([]delegate.Listener{telemetry.Listener(w.Logger, sub.TelemetryEnabled)}, listeners...)
-	return &delegate.Engine{
+	e := &delegate.Engine{
 		Agents:    w.Agents,
 		Models:    w.Models,
 		Tools:     w.Tools,
@@ -317,6 +375,10 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 			DefaultTools:    builtin.DefaultToolNames(),
 		},
 	}
+	if w.MCP != nil {
+		e.External = w.MCP
+	}
+	return e
 }
 
 // The SQLite store is one implementation of the engine's ledger.

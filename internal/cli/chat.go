@@ -119,6 +119,7 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	if err != nil {
 		return err
 	}
+	defer w.Close()
 	if f.model, err = modelFlag(f.model); err != nil {
 		return err
 	}

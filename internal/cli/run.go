@@ -80,6 +80,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if err != nil {
 		return err
 	}
+	defer w.Close()
 	a, err := w.agent(name)
 	if err != nil {
 		return err
