@@ -168,7 +168,6 @@ func (e *Engine) queryToolsOf(a *config.Agent) []string {
 	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(a.Tools, n) })
 }
 
-
 // configError is a problem with an agent's definition found when it is
 // about to run.
 type configError struct {
