@@ -36,10 +36,17 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup:               setupScript,
+		Condition: func(cond string) (bool, error) {
+			if cond == "tmux" {
+				return hasTmux(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"fake": cmdFake, "exits": cmdExits,
 			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal,
 			"stream": cmdStream,
+			"term":   cmdTerm,
 		},
 	})
 }

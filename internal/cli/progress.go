@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"os"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/internal/cli/live"
 )
 
 // Progress modes: how a run's tree shows on stderr while it works.
@@ -51,6 +55,30 @@ func canRedraw(w io.Writer) bool {
 	if os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	_, noColor := os.LookupEnv("NO_COLOR")
-	return !noColor
+	// NO_COLOR counts when set and not empty (no-color.org).
+	return os.Getenv("NO_COLOR") == ""
+}
+
+// showProgress starts what mode shows on stderr and returns its listeners
+// and a stop to call before anything else is printed. cancel cancels one
+// run (the live view's key), interrupt the whole run (its ctrl+c); ask, when
+// set, is ask_user, which the live view steps aside for.
+func showProgress(ctx context.Context, mode string, stderr io.Writer, cancel func(string) bool, interrupt func(),
+	ask *func(context.Context, string) (string, error)) ([]delegate.Listener, func()) {
+	switch mode {
+	case progressPlain:
+		return []delegate.Listener{live.NewPlain(stderr).Listen}, func() {}
+	case progressLive:
+		v := live.Start(ctx, stderr.(*os.File), live.Options{Cancel: cancel, Interrupt: interrupt})
+		if ask != nil && *ask != nil {
+			inner := *ask
+			*ask = func(ctx context.Context, q string) (string, error) {
+				v.Pause()
+				defer v.Resume()
+				return inner(ctx, q)
+			}
+		}
+		return []delegate.Listener{v.Tree.Listen}, v.Stop
+	}
+	return nil, func() {}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
-	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
@@ -137,10 +136,12 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		}
 		req.History = exchangesToMessages(exs)
 	}
-	var listeners []delegate.Listener
-	if mode == progressPlain || mode == progressLive {
-		listeners = append(listeners, live.NewPlain(cmd.ErrOrStderr()).Listen)
-	}
+	ctx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	var engine *delegate.Engine
+	cancelRun := func(id string) bool { return engine.Cancel(id) }
+	listeners, stopProgress := showProgress(ctx, mode, cmd.ErrOrStderr(), cancelRun, interrupt, &w.AskUser)
+	defer stopProgress()
 	var stream *telemetry.Stream
 	if f.streamJSON {
 		stream = telemetry.NewStream(cmd.OutOrStdout())
@@ -151,9 +152,10 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	engine := w.Engine(ledger, listeners...)
+	engine = w.Engine(ledger, listeners...)
 	engine.StreamText = f.streamJSON
 	env := engine.Run(ctx, req)
+	stopProgress()
 	if f.session != "" && env.OK() {
 		ex := store.Exchange{RunID: env.RunID, Query: taskWithContext(task, stdinText), Answer: env.Output}
 		if err := ledger.AppendExchange(context.WithoutCancel(ctx), f.session, ex); err != nil {

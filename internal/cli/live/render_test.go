@@ -1,0 +1,99 @@
+package live
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
+)
+
+// feed builds a tree from events as the engine would send them.
+func feed(t *Tree, evs ...delegate.Event) {
+	for _, ev := range evs {
+		t.Listen(ev)
+	}
+}
+
+func progress(id, parent string, depth int, a agent.Event, at time.Time) delegate.Event {
+	return delegate.Event{Type: delegate.EventProgress, RunID: id, ParentID: parent, Depth: depth, Time: at, Agent: &a}
+}
+
+// With 256 running children on a 30-line terminal the view keeps to the
+// height: the root, the busiest children (the retrying one among them),
+// a count of the rest and the totals.
+func TestRenderWindowsManyChildren(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tr := NewTree()
+	feed(tr, delegate.Event{Type: delegate.EventRunStart, RunID: "01ROOT00000000000000ROOT01", Label: "lead", Task: "go wide", Time: t0})
+	for i := range 256 {
+		id := fmt.Sprintf("01CHILD000000000000%07d", i)
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		feed(tr, delegate.Event{Type: delegate.EventSpawn, RunID: id, ParentID: "01ROOT00000000000000ROOT01", Depth: 1, Label: "worker", Task: fmt.Sprintf("part %d", i), Time: at},
+			progress(id, "01ROOT00000000000000ROOT01", 1, agent.Event{Kind: agent.EventModelStart, Turn: 1}, at))
+	}
+	// Child 3 waits out a 429; the first ten finish.
+	feed(tr, progress("01CHILD0000000000000000003", "01ROOT00000000000000ROOT01", 1,
+		agent.Event{Kind: agent.EventRetry, Turn: 1, Attempt: 1, Duration: 5 * time.Second, Err: &llm.Error{Kind: llm.KindRateLimited, Status: 429}}, t0.Add(time.Second)))
+	for i := 10; i < 20; i++ {
+		id := fmt.Sprintf("01CHILD000000000000%07d", i)
+		feed(tr, progress(id, "", 1, agent.Event{Kind: agent.EventModelEnd, Turn: 1, Usage: llm.Usage{InputTokens: 100, OutputTokens: 20}}, t0.Add(2*time.Second)),
+			delegate.Event{Type: delegate.EventComplete, RunID: id, Depth: 1, Status: delegate.StatusOK, Time: t0.Add(2 * time.Second)})
+	}
+
+	text, shown := Render(tr.Snapshot(), Layout{Width: 120, Height: 30, Now: t0.Add(3 * time.Second), Plain: true})
+	lines := strings.Split(text, "\n")
+	if len(lines) > 30 {
+		t.Fatalf("%d lines for a 30-line terminal:\n%s", len(lines), text)
+	}
+	for _, want := range []string{
+		"lead#ROOT01 ", "retrying after 429 (3s)", "waiting on 246 children",
+		fmt.Sprintf("… %d more not shown", 257-len(shown)),
+		"257 runs: 246 running, 0 queued, 1 retrying, 10 done, 0 failed · 1.2k tokens · 3.0s",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	// The window holds running rows, not the finished ones.
+	if strings.Contains(text, " done ") {
+		t.Errorf("finished children shown while running ones were left out:\n%s", text)
+	}
+	for _, l := range lines {
+		if w := len([]rune(l)); w > 120 {
+			t.Errorf("line wider than the terminal (%d): %q", w, l)
+		}
+	}
+}
+
+// A finished subtree collapses into one row; the final frame is the root
+// and the totals.
+func TestRenderCollapsesFinishedSubtrees(t *testing.T) {
+	t0 := time.Now()
+	tr := NewTree()
+	feed(tr,
+		delegate.Event{Type: delegate.EventRunStart, RunID: "R00000000000000000000ROOT1", Label: "top", Time: t0},
+		delegate.Event{Type: delegate.EventSpawn, RunID: "M000000000000000000000MID1", ParentID: "R00000000000000000000ROOT1", Depth: 1, Label: "mid", Time: t0},
+		delegate.Event{Type: delegate.EventSpawn, RunID: "L00000000000000000000LEAF1", ParentID: "M000000000000000000000MID1", Depth: 2, Label: "leaf", Time: t0},
+		progress("L00000000000000000000LEAF1", "", 2, agent.Event{Kind: agent.EventToolStart, Call: &llm.ToolCall{Name: "grep"}}, t0),
+	)
+	text, _ := Render(tr.Snapshot(), Layout{Plain: true, Now: t0})
+	if !strings.Contains(text, "running grep") || !strings.Contains(text, "waiting on 1 child") {
+		t.Errorf("states:\n%s", text)
+	}
+	feed(tr,
+		delegate.Event{Type: delegate.EventComplete, RunID: "L00000000000000000000LEAF1", Depth: 2, Status: delegate.StatusOK, Time: t0},
+		delegate.Event{Type: delegate.EventError, RunID: "M000000000000000000000MID1", Depth: 1, Status: delegate.StatusBudget, Time: t0},
+	)
+	text, _ = Render(tr.Snapshot(), Layout{Plain: true, Now: t0})
+	if strings.Contains(text, "leaf#") || !strings.Contains(text, "budget (+1)") {
+		t.Errorf("the finished mid did not collapse:\n%s", text)
+	}
+	text, _ = Render(tr.Snapshot(), Layout{Plain: true, Now: t0, Final: true})
+	if strings.Contains(text, "mid#") || strings.Contains(text, "select") || !strings.Contains(text, "3 runs: 0 running, 1 queued, 0 retrying, 1 done, 1 failed") {
+		t.Errorf("final frame:\n%s", text)
+	}
+}
