@@ -52,7 +52,6 @@ func Start(ctx context.Context, out *os.File, opts Options) *View {
 	return v
 }
 
-
 // Stop draws the final state and gives the terminal back. It waits for the
 // view to finish, so that nothing the caller prints next mixes with it.
 func (v *View) Stop() {
