@@ -55,6 +55,12 @@ type Agent struct {
 	// mcp_servers, Claude Code mcpServers), in file order. An entry with
 	// Ref set names a server configured elsewhere.
 	MCPServers []MCPServer
+	// Memory is axe's [memory]: a log of the agent's past runs fed back to
+	// its later runs.
+	Memory Memory
+	// Scratchpad gives every agent of a tree this agent is the root of the
+	// memory_write, memory_read and memory_list tools.
+	Scratchpad bool
 	// Path is the file the agent came from; Source is where that file was
 	// found (SourceUser, SourceProject, SourceFlag, SourceBuiltin).
 	Path   string
@@ -63,6 +69,15 @@ type Agent struct {
 	// lines maps a dotted key to the line it was written on, so checks that
 	// run after loading (Lint) can point at it.
 	lines map[string]int
+}
+
+// Memory is axe's [memory] table. deputy keeps the log in its ledger.
+type Memory struct {
+	Enabled bool
+	// LastN is how many of the newest entries are fed back; 0 means all.
+	LastN int
+	// MaxEntries, when reached, makes each run warn that the log is long.
+	MaxEntries int
 }
 
 // SubAgentsConfig governs the children an agent spawns with call_agent.

@@ -92,6 +92,12 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 	subAgentsConfig(f, &a.SubAgentsConfig)
 	params(f, a)
 	outputSchema(f, path, a)
+	if !ff.markdown {
+		memoryConfig(f, &a.Memory)
+	}
+	if b, ok := f.boolean("scratchpad"); ok {
+		a.Scratchpad = b
+	}
 	return a
 }
 
@@ -253,4 +259,35 @@ func fileStem(path string) string {
 	}
 	base := filepath.Base(path)
 	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// memoryConfig reads axe's [memory]. axe keeps memory in a Markdown file
+// (path); deputy keeps it in its ledger, so a path is accepted with a
+// warning.
+func memoryConfig(f fields, m *Memory) {
+	t, ok := f.table("memory")
+	if !ok {
+		return
+	}
+	if b, ok := t.boolean("enabled"); ok {
+		m.Enabled = b
+	}
+	for _, k := range []string{"last_n", "max_entries"} {
+		n, ok := t.integer(k)
+		switch {
+		case !ok:
+			continue
+		case n < 0 || n > math.MaxInt32:
+			t.sink.errorf(t.line(k), t.key(k), "must be between 0 and %d, got %d", math.MaxInt32, n)
+			continue
+		}
+		if k == "last_n" {
+			m.LastN = int(n)
+		} else {
+			m.MaxEntries = int(n)
+		}
+	}
+	if p, _ := t.str("path"); p != "" {
+		t.sink.warnf(t.line("path"), t.key("path"), "deputy keeps agent memory in its ledger, not in a file; path is ignored")
+	}
 }

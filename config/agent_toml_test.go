@@ -62,7 +62,9 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 			{Name: "filesystem", Transport: MCPStdio, Command: "/usr/local/bin/mcp-server-filesystem",
 				Args: []string{"--root", "/srv"}, Env: map[string]string{"LOG": "1"}, Origin: path + ":30"},
 		},
-		Path: path,
+		// axe's [memory], kept in the ledger.
+		Memory: Memory{Enabled: true, LastN: 10, MaxEntries: 100},
+		Path:   path,
 	}
 	if d := cmp.Diff(want, a, cmpopts.IgnoreUnexported(Agent{})); d != "" {
 		t.Errorf("agent (-want +got):\n%s", d)
@@ -73,7 +75,6 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		"warning: testdata/axe/pr-reviewer.toml:15: allowed_hosts: key allowed_hosts is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:16: timeout: key timeout is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:17: stream: key stream is an axe setting deputy ignores",
-		"warning: testdata/axe/pr-reviewer.toml:24: memory: key memory is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:48: budget: key budget is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:51: retry: key retry is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:57: artifacts: key artifacts is an axe setting deputy ignores",
@@ -192,11 +193,18 @@ func TestParseAgentTOMLMessages(t *testing.T) {
 			want: []string{"error: a.toml:4: sub_agents_config.max_depht: unknown key"},
 		},
 		{
-			name: "unknown key under an axe table",
+			name: "unknown key under memory",
 			src:  head + "[memory]\nenabled = true\nsize = 3\n",
 			want: []string{
-				"warning: a.toml:3: memory: key memory is an axe setting deputy ignores",
 				"error: a.toml:5: memory.size: unknown key",
+			},
+		},
+		{
+			name: "memory path",
+			src:  head + "[memory]\nenabled = true\npath = \"/tmp/m.md\"\nlast_n = -1\n",
+			want: []string{
+				"warning: a.toml:5: memory.path: deputy keeps agent memory in its ledger, not in a file; path is ignored",
+				"error: a.toml:6: memory.last_n: must be between 0 and 2147483647, got -1",
 			},
 		},
 		{

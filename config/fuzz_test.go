@@ -65,6 +65,8 @@ var (
 		"name = \"a\"\nmodel = \"inherit\"\nparams = { temperature = \"hot\" }\n[memory]\nsize = 3\n",
 		"name = \"a\"\nsystem_prompt = \"\"\"\nbogus = 1\n\"\"\"\n[[mcp_servers]]\nname = \"x\"\n",
 		"name = 3\nmodel = \n",
+		"name = \"a\"\nmodel = \"inherit\"\noutput_schema = { type = \"object\", required = [\"x\"] }\n[memory]\nenabled = true\nlast_n = 2\n",
+		"name = \"a\"\nmodel = \"inherit\"\n[params.response_format]\ntype = \"json_schema\"\njson_schema = { schema = '{\"type\": 3}' }\n",
 	}
 	seedsMarkdown = []string{
 		"---\nname: a\ntools: Read, Agent(x, y)\nmaxTurns: 3\nmax_turns: 4\n---\nbody",
@@ -72,6 +74,7 @@ var (
 		"---\n- a\n---\n",
 		"---\nname: &x a\nb: *x\n[x]: 1\n---\n",
 		"---\nname: a\n",
+		"---\nname: a\noutput_schema: '{\"type\":\"array\"}'\nscratchpad: yes\n---\n",
 	}
 	seedsSettings = []string{
 		"agent:\n  subagent:\n    max_depth: 11\n    max_total_time: -10\n",

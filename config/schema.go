@@ -61,12 +61,14 @@ var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"stream":        leaf(ownerAxe),
 	"format":        leaf(ownerAxe),
 	"allowed_hosts": leaf(ownerAxe),
-	"memory": table(ownerAxe, map[string]*keySpec{
-		"enabled":     leaf(ownerAxe),
-		"path":        leaf(ownerAxe),
-		"last_n":      leaf(ownerAxe),
-		"max_entries": leaf(ownerAxe),
+	// axe's memory, kept in the ledger (path warns in memoryConfig).
+	"memory": table(ownerDeputy, map[string]*keySpec{
+		"enabled":     leaf(ownerDeputy),
+		"path":        leaf(ownerDeputy),
+		"last_n":      leaf(ownerDeputy),
+		"max_entries": leaf(ownerDeputy),
 	}),
+	"scratchpad": leaf(ownerDeputy),
 	"retry": table(ownerAxe, map[string]*keySpec{
 		"max_retries":      leaf(ownerAxe),
 		"backoff":          leaf(ownerAxe),
@@ -96,6 +98,7 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"sub_agents":         leaf(ownerDeputy),
 	"max_turns":          leaf(ownerDeputy),
 	"maxTurns":           leaf(ownerDeputy),
+	"scratchpad":         leaf(ownerDeputy),
 	"output_schema":      open(ownerDeputy),
 	"output_schema_file": leaf(ownerDeputy),
 	"mcpServers":         open(ownerDeputy),

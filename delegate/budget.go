@@ -52,6 +52,8 @@ type Tree struct {
 
 	// resume is the ledger's record of the tree when it is resumed.
 	resume *resumePlan
+	// notes is the tree's scratchpad; nil when the root did not enable it.
+	notes *scratchpad
 
 	mu     sync.Mutex
 	spawns int

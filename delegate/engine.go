@@ -93,6 +93,7 @@ type Engine struct {
 	Options
 
 	sessions memSessions
+	memories memEntries
 	// running maps the id of each run in progress to its cancel.
 	running sync.Map
 }
@@ -166,6 +167,9 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 	}
 	id := ledger.NewID()
 	tree := newTree(id, e.Quotas, e.Concurrency)
+	if req.Agent.Scratchpad {
+		tree.notes = newScratchpad()
+	}
 	return e.execute(ctx, nil, tree, id, r)
 }
 
@@ -343,6 +347,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		env.OutputJSON = json.RawMessage(env.Output)
 	}
 	e.finish(ctx, env, s, runCtx, runErr, start)
+	e.remember(ctx, s, r, env)
 	if parent != nil {
 		parent.addChild(env)
 	}

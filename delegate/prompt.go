@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -57,7 +58,7 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 
 // agentRun describes a run of a defined agent (the root, or a call_agent
 // child): its own system prompt, skill and files, then the task.
-func (e *Engine) agentRun(a *config.Agent, kind Kind, model, workdir, task, context string, history []llm.Message) (run, error) {
+func (e *Engine) agentRun(a *config.Agent, kind Kind, model, workdir, task, taskContext string, history []llm.Message) (run, error) {
 	base, err := e.baseTools(a, workdir)
 	if err != nil {
 		return run{}, err
@@ -66,6 +67,7 @@ func (e *Engine) agentRun(a *config.Agent, kind Kind, model, workdir, task, cont
 	if err != nil {
 		return run{}, err
 	}
+	system = joinSections(system, e.memorySection(context.Background(), a))
 	maxTurns := a.MaxTurns
 	if maxTurns == 0 {
 		maxTurns = e.MaxTurns
@@ -74,7 +76,7 @@ func (e *Engine) agentRun(a *config.Agent, kind Kind, model, workdir, task, cont
 	if err != nil {
 		return run{}, err
 	}
-	msgs := append(append([]llm.Message(nil), history...), taskMessage(task, context))
+	msgs := append(append([]llm.Message(nil), history...), taskMessage(task, taskContext))
 	return run{kind: kind, label: a.Name, agent: a, system: system, messages: msgs, historyLen: len(history),
 		task: task, base: base, model: model, params: a.Params, maxTurns: maxTurns, workdir: workdir,
 		subagentOn: hasTool(a, ToolSubagent), output: output}, nil

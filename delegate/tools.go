@@ -28,6 +28,11 @@ func (e *Engine) toolsFor(s *Scope, r run) *tool.Registry {
 	if r.subagentOn && s.Depth < e.subagentMaxDepth() {
 		_ = reg.Add(&subagentTool{e: e})
 	}
+	if s.tree != nil && s.tree.notes != nil {
+		for _, t := range e.scratchpadTools(s) {
+			_ = reg.Add(t)
+		}
+	}
 	if s.Depth == 0 {
 		for _, name := range r.queryTools {
 			if name == ToolLLMQuery {

@@ -118,3 +118,27 @@ type Exchange struct {
 	Answer string
 	At     time.Time // now when zero
 }
+
+// MemoryEntry is one past run of an agent with memory (axe's [memory]):
+// what it was asked and what it answered. An agent's entries are fed back
+// to its later runs.
+type MemoryEntry struct {
+	ID     int64 // assigned by the ledger; increases with every entry
+	Agent  string
+	RunID  string
+	RootID string
+	Task   string
+	Result string
+	At     time.Time // now when zero
+}
+
+// Note is one entry of a run tree's scratchpad: a value under a key, shared
+// by every agent of one root run.
+type Note struct {
+	RootID string
+	Key    string
+	Value  string
+	RunID  string // the run that wrote it
+	Agent  string // and its agent's name or label
+	At     time.Time
+}

@@ -9,7 +9,10 @@ type (
 	Message  = ledger.Message
 	Event    = ledger.Event
 	Exchange = ledger.Exchange
-	Attempt  = ledger.Attempt
+	// MemoryEntry and Note are the records of memory.go.
+	MemoryEntry = ledger.MemoryEntry
+	Note        = ledger.Note
+	Attempt     = ledger.Attempt
 )
 
 // Kinds of run and the statuses deputy records; see package ledger.

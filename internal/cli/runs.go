@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/internal/cli/live"
+	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 )
 
@@ -197,6 +198,7 @@ listed at the end; 'deputy runs tree' shows the whole tree.`,
 			printRunHeader(out, c.Run)
 			printAttempts(out, c.Attempts)
 			printConversationSection(out, c)
+			printMemory(out, c)
 			printChildren(out, c.Children)
 			return nil
 		},
@@ -215,6 +217,27 @@ type conversation struct {
 	Path []runView `json:"path,omitempty"`
 	// Attempts are the run's earlier attempts, when it was resumed.
 	Attempts []attemptView `json:"attempts,omitempty"`
+	// Memory is the entry the run added to its agent's memory, if any.
+	Memory []memoryView `json:"memory,omitempty"`
+	// Scratchpad is the notes of the run's tree.
+	Scratchpad []noteView `json:"scratchpad,omitempty"`
+}
+
+// memoryView is one entry of an agent's memory.
+type memoryView struct {
+	Agent  string    `json:"agent"`
+	Task   string    `json:"task"`
+	Result string    `json:"result"`
+	At     time.Time `json:"at"`
+}
+
+// noteView is one note of a tree's scratchpad.
+type noteView struct {
+	Key   string    `json:"key"`
+	Value string    `json:"value"`
+	Agent string    `json:"agent"`
+	RunID string    `json:"run_id"`
+	At    time.Time `json:"at"`
 }
 
 // attemptView is one earlier attempt of a resumed run.
@@ -252,6 +275,22 @@ func loadConversation(cmd *cobra.Command, st *store.Store, id string, lastOf ...
 		c.Attempts = append(c.Attempts, attemptView{Attempt: a.Attempt, Status: a.Status, Error: a.Error,
 			StartedAt: a.StartedAt, FinishedAt: a.FinishedAt, Turns: a.Turns})
 	}
+	mem, err := st.TreeMemory(ctx, r.RootID)
+	if err != nil {
+		return nil, failed(err)
+	}
+	for _, m := range mem {
+		if m.RunID == r.ID {
+			c.Memory = append(c.Memory, memoryView{Agent: m.Agent, Task: m.Task, Result: m.Result, At: m.At})
+		}
+	}
+	notes, err := st.Notes(ctx, r.RootID)
+	if err != nil {
+		return nil, failed(err)
+	}
+	for _, n := range notes {
+		c.Scratchpad = append(c.Scratchpad, noteView{Key: n.Key, Value: n.Value, Agent: n.Agent, RunID: n.RunID, At: n.At})
+	}
 	byID := map[string]*store.Run{}
 	for i := range tree {
 		byID[tree[i].ID] = &tree[i]
@@ -281,6 +320,29 @@ func printConversationSection(out io.Writer, c *conversation) {
 		return
 	}
 	fmt.Fprintln(out, "    (no messages stored)")
+}
+
+// printMemory shows what the run added to its agent's memory and the
+// scratchpad of its tree.
+func printMemory(out io.Writer, c *conversation) {
+	for _, m := range c.Memory {
+		fmt.Fprintf(out, "\nmemory (added to %s's):\n", m.Agent)
+		fmt.Fprintf(out, "  task:   %s\n  result: %s\n", oneLine(m.Task), oneLine(m.Result))
+	}
+	if len(c.Scratchpad) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "\nscratchpad (shared by the whole tree):")
+	tw := newTable(out)
+	for _, n := range c.Scratchpad {
+		fmt.Fprintf(tw, "  %s\t%s\t(by %s)\n", n.Key, oneLine(n.Value), n.Agent)
+	}
+	tw.Flush()
+}
+
+// oneLine keeps a value on one line of a listing.
+func oneLine(s string) string {
+	return llm.ClipMessage(strings.Join(strings.Fields(s), " "), 200)
 }
 
 func printAttempts(out io.Writer, atts []attemptView) {
