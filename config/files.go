@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/deputyhq/deputy/internal/safeopen"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/deputyhq/deputy/internal/safeopen"
 )
 
 // Limits on the files an agent's globs put into its context. A context

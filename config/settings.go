@@ -38,6 +38,8 @@ type Settings struct {
 	// answer; 0 disables the check.
 	ResponseTimeout time.Duration
 	Fetch           FetchSettings
+	Terminal        TerminalSettings
+	Limits          LimitSettings
 	Store           StoreSettings
 	Agent           AgentSettings
 	// MCPServers are the MCP servers every agent may use (mcp_servers, and
@@ -63,6 +65,33 @@ type FetchSettings struct {
 	// AllowHosts are the hosts the fetch tool may reach; what an empty list
 	// means is the fetch tool's to say.
 	AllowHosts []string
+}
+
+// TerminalSettings configure the terminal tool's sandbox.
+type TerminalSettings struct {
+	// Env names variables commands see besides the base set (PATH, HOME,
+	// LANG, TERM, TMPDIR, USER, SHELL). A provider key is never passed.
+	Env []string
+	// Network lets commands use the network.
+	Network bool
+	// ReadPaths and WritePaths grant access beyond the system directories
+	// and the working directory.
+	ReadPaths  []string
+	WritePaths []string
+	// Sandbox confines commands (Landlock); false runs them unconfined.
+	Sandbox bool
+}
+
+// LimitSettings bound what enters a run. Zero means the default.
+type LimitSettings struct {
+	// StdinMaxBytes bounds the text piped to deputy run.
+	StdinMaxBytes int
+	// ToolOutputMaxBytes bounds what terminal and grep return to the model.
+	ToolOutputMaxBytes int
+	// ReadFileMaxBytes bounds one read_file result.
+	ReadFileMaxBytes int
+	// FetchMaxBytes bounds a body fetch reads.
+	FetchMaxBytes int
 }
 
 // StoreSettings configure the embedded store.
@@ -98,6 +127,7 @@ const (
 	DefaultMaxTurns              = 50
 	DefaultStreamIdleTimeout     = 60 * time.Second
 	DefaultResponseTimeout       = llm.DefaultResponseTimeout
+	DefaultStdinMaxBytes         = 8 << 20
 	DefaultSubagentMaxDepth      = 3
 	DefaultSubagentMaxTurns      = 10
 	DefaultSubagentOutputMaxSize = 4096
@@ -120,6 +150,13 @@ func DefaultSettings() *Settings {
 		},
 		StreamIdleTimeout: DefaultStreamIdleTimeout,
 		ResponseTimeout:   DefaultResponseTimeout,
+		Terminal:          TerminalSettings{Sandbox: true},
+		Limits: LimitSettings{
+			StdinMaxBytes:      DefaultStdinMaxBytes,
+			ToolOutputMaxBytes: 32 << 10,
+			ReadFileMaxBytes:   64 << 10,
+			FetchMaxBytes:      1 << 20,
+		},
 		Agent: AgentSettings{Subagent: SubagentSettings{
 			MaxDepth:         DefaultSubagentMaxDepth,
 			DefaultMaxTurns:  DefaultSubagentMaxTurns,

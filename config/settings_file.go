@@ -25,6 +25,8 @@ type settingsFile struct {
 	StreamIdleTimeout *duration                `yaml:"stream_idle_timeout"`
 	ResponseTimeout   *duration                `yaml:"response_timeout"`
 	Fetch             *fetchFile               `yaml:"fetch"`
+	Terminal          *terminalFile            `yaml:"terminal"`
+	Limits            *limitsFile              `yaml:"limits"`
 	Store             *storeFile               `yaml:"store"`
 	Agent             *agentFile               `yaml:"agent"`
 	// MCPServers are MCP servers for every agent, keyed by name; mcp is
@@ -57,6 +59,21 @@ type retryFile struct {
 	BaseDelay   *duration `yaml:"base_delay"`
 	MaxDelay    *duration `yaml:"max_delay"`
 	MaxElapsed  *duration `yaml:"max_elapsed"`
+}
+
+type terminalFile struct {
+	Env        *[]string `yaml:"env"`
+	Network    *bool     `yaml:"network"`
+	ReadPaths  *[]string `yaml:"read_paths"`
+	WritePaths *[]string `yaml:"write_paths"`
+	Sandbox    *bool     `yaml:"sandbox"`
+}
+
+type limitsFile struct {
+	StdinMaxBytes      *int `yaml:"stdin_max_bytes"`
+	ToolOutputMaxBytes *int `yaml:"tool_output_max_bytes"`
+	ReadFileMaxBytes   *int `yaml:"read_file_max_bytes"`
+	FetchMaxBytes      *int `yaml:"fetch_max_bytes"`
 }
 
 type fetchFile struct {

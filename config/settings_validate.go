@@ -3,6 +3,7 @@ package config
 import (
 	"maps"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -59,6 +60,19 @@ func (f *settingsFile) check(sink *diagSink) {
 	}
 	for _, name := range sortedKeys(f.Providers) {
 		checkProvider(sink, name, f.Providers[name])
+	}
+	if l := f.Limits; l != nil {
+		atLeast("limits.stdin_max_bytes", l.StdinMaxBytes, 1)
+		atLeast("limits.tool_output_max_bytes", l.ToolOutputMaxBytes, 1024)
+		atLeast("limits.read_file_max_bytes", l.ReadFileMaxBytes, 1024)
+		atLeast("limits.fetch_max_bytes", l.FetchMaxBytes, 1024)
+	}
+	if t := f.Terminal; t != nil && t.Env != nil {
+		for _, n := range *t.Env {
+			if !envVarNameRE.MatchString(n) {
+				sink.errorf(0, "", "terminal.env entries must be names of environment variables (got %q)", n)
+			}
+		}
 	}
 	if f.Agent != nil && f.Agent.Subagent != nil {
 		sa := f.Agent.Subagent
@@ -171,6 +185,25 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
 		s.Fetch.AllowHosts = append([]string{}, *f.Fetch.AllowHosts...)
 	}
+	if t := f.Terminal; t != nil {
+		if t.Env != nil {
+			s.Terminal.Env = append([]string{}, *t.Env...)
+		}
+		if t.ReadPaths != nil {
+			s.Terminal.ReadPaths = expandPaths(*t.ReadPaths)
+		}
+		if t.WritePaths != nil {
+			s.Terminal.WritePaths = expandPaths(*t.WritePaths)
+		}
+		setBool(&s.Terminal.Network, t.Network)
+		setBool(&s.Terminal.Sandbox, t.Sandbox)
+	}
+	if l := f.Limits; l != nil {
+		setInt(&s.Limits.StdinMaxBytes, l.StdinMaxBytes)
+		setInt(&s.Limits.ToolOutputMaxBytes, l.ToolOutputMaxBytes)
+		setInt(&s.Limits.ReadFileMaxBytes, l.ReadFileMaxBytes)
+		setInt(&s.Limits.FetchMaxBytes, l.FetchMaxBytes)
+	}
 	if f.Store != nil {
 		setString(&s.Store.Path, f.Store.Path, "store.path")
 	}
@@ -232,4 +265,14 @@ func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 // entries come out the same on every run.
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// expandPaths expands a leading ~ and $VARS in each path, as agent workdirs
+// are.
+func expandPaths(ps []string) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, os.ExpandEnv(expandHome(p)))
+	}
+	return out
 }

@@ -341,7 +341,21 @@ func (w *Workspace) Tools(workdir string) *tool.Registry {
 	if r, ok := w.tools.Load(workdir); ok {
 		return r.(*tool.Registry)
 	}
-	r := builtin.New(builtin.Options{Workdir: workdir, AskUser: w.AskUser, FetchAllowHosts: w.Settings.Fetch.AllowHosts})
+	s := w.Settings
+	r := builtin.New(builtin.Options{
+		Workdir:            workdir,
+		AskUser:            w.AskUser,
+		FetchAllowHosts:    s.Fetch.AllowHosts,
+		FetchMaxBytes:      int64(s.Limits.FetchMaxBytes),
+		OutputMaxBytes:     s.Limits.ToolOutputMaxBytes,
+		ReadMaxBytes:       s.Limits.ReadFileMaxBytes,
+		TerminalEnv:        s.Terminal.Env,
+		SecretEnv:          w.Models.KeyEnvNames(),
+		TerminalNetwork:    s.Terminal.Network,
+		TerminalReadPaths:  s.Terminal.ReadPaths,
+		TerminalWritePaths: s.Terminal.WritePaths,
+		NoSandbox:          !s.Terminal.Sandbox,
+	})
 	actual, _ := w.tools.LoadOrStore(workdir, r)
 	return actual.(*tool.Registry)
 }

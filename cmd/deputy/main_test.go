@@ -17,6 +17,7 @@ import (
 	"github.com/deputyhq/deputy/internal/cli"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/tool/builtin/sandbox"
 )
 
 // The CLI is tested by txtar scripts in testdata/script that run the real
@@ -25,6 +26,8 @@ import (
 // the user story it checks.
 
 func TestMain(m *testing.M) {
+	// The terminal's sandbox helper re-executes this binary.
+	sandbox.Main(os.Args)
 	testscript.Main(m, map[string]func(){
 		"deputy": func() { os.Exit(cli.Main(os.Args[1:])) },
 	})
@@ -44,7 +47,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"fake": cmdFake, "exits": cmdExits,
-			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal,
+			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal, "noproc": cmdNoProc,
 			"stream": cmdStream,
 			"term":   cmdTerm,
 		},

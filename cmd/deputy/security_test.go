@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,5 +164,33 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if sent == 0 {
 		ts.Fatalf("signal: no child process mentions %q", args[1])
+	}
+}
+
+// cmdNoProc fails if a live process's command line (arguments joined by
+// spaces) matches the regular expression.
+//
+//	noproc REGEXP
+func cmdNoProc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: noproc REGEXP")
+	}
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	entries, err := os.ReadDir("/proc")
+	ts.Check(err)
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if _, rest, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(rest, "Z") {
+			continue // dead, awaiting its parent
+		}
+		cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		line := strings.TrimSpace(strings.ReplaceAll(string(cl), "\x00", " "))
+		if re.MatchString(line) {
+			ts.Fatalf("process %s is still running: %s", e.Name(), line)
+		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/deputyhq/deputy/tool/builtin/sandbox"
 )
 
 // Exit codes of the deputy command.
@@ -42,7 +44,11 @@ func configErrf(format string, args ...any) error {
 }
 
 // Main runs deputy with args and returns its exit code.
+//
+// When args start with sandbox.HelperArg, the process is the terminal's
+// sandbox helper (deputy re-executes itself as one) and exits inside.
 func Main(args []string) int {
+	sandbox.Main(append([]string{"deputy"}, args...))
 	return run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
 }
 

@@ -87,7 +87,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if a, err = w.withSkill(a, f.skill); err != nil {
 		return err
 	}
-	stdinText, err := readPipedStdin(cmd.InOrStdin())
+	stdinText, err := readPipedStdin(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes)
 	if err != nil {
 		return err
 	}
@@ -226,29 +226,46 @@ func (w *cliWorkspace) withSkill(a *config.Agent, ref string) (*config.Agent, er
 	return &c, nil
 }
 
-// readPipedStdin reads stdin when it is a pipe or a file, not a terminal.
-func readPipedStdin(in io.Reader) (string, error) {
-	f, ok := in.(*os.File)
-	if !ok {
-		if in == nil {
+// readPipedStdin reads stdin when it is a pipe or a file, not a terminal,
+// up to limit bytes (limits.stdin_max_bytes): more is refused with a
+// message, after reading no more than limit+1 bytes, so a huge input costs
+// neither memory nor a ledger row of its size.
+func readPipedStdin(in io.Reader, limit int) (string, error) {
+	if in == nil {
+		return "", nil
+	}
+	if f, ok := in.(*os.File); ok {
+		if isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) {
 			return "", nil
 		}
-		b, err := io.ReadAll(in)
-		return string(b), err
+		fi, err := f.Stat()
+		if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeCharDevice) == os.ModeCharDevice {
+			// /dev/null and other character devices carry nothing to read.
+			return "", nil
+		}
 	}
-	if isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) {
-		return "", nil
+	if limit <= 0 {
+		limit = config.DefaultStdinMaxBytes
 	}
-	fi, err := f.Stat()
-	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeCharDevice) == os.ModeCharDevice {
-		// /dev/null and other character devices carry nothing to read.
-		return "", nil
-	}
-	b, err := io.ReadAll(f)
+	b, err := io.ReadAll(io.LimitReader(in, int64(limit)+1))
 	if err != nil {
 		return "", fmt.Errorf("reading stdin: %w", err)
 	}
+	if len(b) > limit {
+		return "", configErrf("stdin holds more than %s, the limit (limits.stdin_max_bytes in config.yaml); pass a smaller input, or name the files in the agent's files instead", byteSize(limit))
+	}
 	return string(b), nil
+}
+
+// byteSize shows n bytes in the largest whole binary unit.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func taskWithContext(task, ctx string) string {

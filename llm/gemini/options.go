@@ -1,10 +1,11 @@
 package gemini
 
 import (
-	"github.com/deputyhq/deputy/llm"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/deputyhq/deputy/llm"
 )
 
 const (

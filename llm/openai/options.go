@@ -2,12 +2,13 @@ package openai
 
 import (
 	"fmt"
-	"github.com/deputyhq/deputy/llm"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Defaults of Options.

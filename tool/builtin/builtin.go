@@ -8,15 +8,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deputyhq/deputy/internal/safeopen"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"github.com/deputyhq/deputy/tool"
 )
 
@@ -66,6 +67,24 @@ type Options struct {
 	ReadMaxBytes int
 	// HTTPClient is used by fetch (default: a client with a 60 s timeout).
 	HTTPClient *http.Client
+	// TerminalEnv names environment variables commands see besides
+	// BaseTerminalEnv; the rest of deputy's environment is withheld.
+	TerminalEnv []string
+	// SecretEnv names variables a command never sees, even when listed in
+	// TerminalEnv: the provider keys and every api_key_env.
+	SecretEnv []string
+	// TerminalNetwork lets commands use the network; by default the
+	// sandbox denies it (where the kernel supports that).
+	TerminalNetwork bool
+	// TerminalReadPaths and TerminalWritePaths grant commands access beyond
+	// the system directories (read) and the working directory (read and
+	// write).
+	TerminalReadPaths  []string
+	TerminalWritePaths []string
+	// NoSandbox runs commands unconfined (still with the filtered
+	// environment, still killed with everything they started where the
+	// process group reaches).
+	NoSandbox bool
 }
 
 // names lists every built-in tool in the order New registers them.
@@ -110,6 +129,8 @@ func New(opts Options) *tool.Registry {
 type env struct {
 	opts Options
 	root string // absolute, not yet symlink-resolved (it may not exist yet)
+
+	sandboxNote sync.Once // the terminal says once when it cannot confine
 }
 
 func newEnv(opts Options) *env {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deputyhq/deputy/internal/safeopen"
 	"io"
 	"io/fs"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )

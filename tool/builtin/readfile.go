@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deputyhq/deputy/internal/safeopen"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )

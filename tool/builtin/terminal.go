@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin/sandbox"
 )
 
 const (
@@ -58,10 +61,18 @@ func (e *env) terminal(ctx context.Context, a terminalArgs) (tool.Result, error)
 		return tool.Errorf("command not run: %v", err), nil
 	}
 
+	tmp, err := os.MkdirTemp("", "deputy-terminal-")
+	if err != nil {
+		return tool.Errorf("cannot create the command's temp directory: %v", err), nil
+	}
+	defer os.RemoveAll(tmp)
+	cmd, note := e.terminalCommand(dir, tmp, a.Command)
 	out := newOutputBuffer(e.opts.OutputMaxBytes)
-	cmd := exec.Command("sh", "-c", a.Command)
+	if note != "" {
+		_, _ = out.Write([]byte(note + "\n"))
+	}
 	cmd.Dir = dir
-	cmd.Env = scrubEnv(os.Environ())
+	cmd.Env = terminalEnv(os.Environ(), e.opts.TerminalEnv, e.opts.SecretEnv, tmp)
 	cmd.Stdout = out // the same writer twice: exec then uses one pipe, keeping order
 	cmd.Stderr = out
 	cmd.WaitDelay = pipeGrace
@@ -79,12 +90,10 @@ func (e *env) terminal(ctx context.Context, a terminalArgs) (tool.Result, error)
 	select {
 	case waitErr = <-done:
 	case <-timer.C:
-		killProcessGroup(cmd)
-		waitErr = <-done
+		waitErr = stopCommand(cmd, done)
 		ending = fmt.Sprintf("[timed out after %s; the command and its child processes were killed]", timeout)
 	case <-ctx.Done():
-		killProcessGroup(cmd)
-		waitErr = <-done
+		waitErr = stopCommand(cmd, done)
 		ending = fmt.Sprintf("[cancelled (%v); the command and its child processes were killed]", ctx.Err())
 	}
 	// Whatever the shell left running in the background goes too: nothing
@@ -104,6 +113,54 @@ func (e *env) terminal(ctx context.Context, a terminalArgs) (tool.Result, error)
 	return tool.Result{Content: text + "[" + status + "]", IsError: failed}, nil
 }
 
+// stopCommand ends a running command: SIGTERM first, which the sandbox
+// helper answers by killing everything the command started (setsid'd and
+// daemonized processes included), then SIGKILL to the whole process group
+// if it has not ended after a grace period.
+func stopCommand(cmd *exec.Cmd, done <-chan error) error {
+	terminate(cmd)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(pipeGrace):
+	}
+	killProcessGroup(cmd)
+	return <-done
+}
+
+// terminalCommand is the command that runs script: under the sandbox
+// helper when this program provides one and the options allow it, else
+// sh -c directly. note, when set, tells the model once that commands run
+// unconfined.
+func (e *env) terminalCommand(dir, tmp, script string) (*exec.Cmd, string) {
+	var cmd *exec.Cmd
+	why := ""
+	if !e.opts.NoSandbox {
+		p := sandbox.Policy{Workdir: dir, TempDir: tmp, ReadPaths: e.opts.TerminalReadPaths, WritePaths: e.opts.TerminalWritePaths, Network: e.opts.TerminalNetwork}
+		c, err := sandbox.Command(p, script)
+		switch {
+		case err != nil:
+			why = err.Error()
+		case sandbox.ABI() == 0:
+			// Still under the helper: it reaps what the command starts.
+			cmd, why = c, "Landlock is not available on this system"
+		default:
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		cmd = exec.Command("sh", "-c", script)
+	}
+	note := ""
+	if why != "" {
+		e.sandboxNote.Do(func() {
+			note = "[note: " + why + ", so commands run without file and network confinement]"
+			slog.Warn("terminal: commands run without file and network confinement", "reason", why)
+		})
+	}
+	return cmd, note
+}
+
 // exitStatus describes how the shell ended and whether that is a failure.
 func exitStatus(cmd *exec.Cmd, waitErr error) (string, bool) {
 	ps := cmd.ProcessState
@@ -121,22 +178,28 @@ func exitStatus(cmd *exec.Cmd, waitErr error) (string, bool) {
 	}
 }
 
-// scrubEnv drops the provider API keys deputy itself runs with, so that a
-// command (or a model asking for `env`) cannot put them into a transcript.
-func scrubEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
+// BaseTerminalEnv are the variables every command sees (TMPDIR pointing to
+// its private temp directory). Anything else in deputy's environment —
+// provider keys, tokens, cloud credentials — is withheld unless the user
+// lists it (terminal.env in config.yaml).
+var BaseTerminalEnv = []string{"PATH", "HOME", "LANG", "TERM", "TMPDIR", "USER", "SHELL"}
+
+// terminalEnv builds a command's environment from an allowlist: the base
+// names and the extra ones, never a secret name, and TMPDIR set to tmp.
+func terminalEnv(environ, extra, secret []string, tmp string) []string {
+	allowed := func(name string) bool {
+		if slices.Contains(secret, name) {
+			return false
+		}
+		return slices.Contains(BaseTerminalEnv, name) || slices.Contains(extra, name)
+	}
+	out := make([]string, 0, len(BaseTerminalEnv)+len(extra))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if secretEnvName(name) {
+		if name == "TMPDIR" || !allowed(name) {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return out
-}
-
-// secretEnvName reports names that hold credentials by convention.
-func secretEnvName(name string) bool {
-	n := strings.ToUpper(name)
-	return strings.HasSuffix(n, "_API_KEY") || strings.HasSuffix(n, "_AUTH_TOKEN") || n == "DEPUTY_SECRET"
+	return append(out, "TMPDIR="+tmp)
 }

@@ -20,7 +20,13 @@ import (
 func TestTerminal(t *testing.T) {
 	t.Setenv("DEPUTY_TEST_API_KEY", "sekret-value")
 	t.Setenv("DEPUTY_TEST_PLAIN", "plain-value")
-	r, dir := testRegistry(t, Options{}, map[string]string{"f.txt": "content\n"})
+	t.Setenv("GITHUB_TOKEN", "sekret-value")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "sekret-value")
+	t.Setenv("LOCAL_LLM_TOKEN", "sekret-value")
+	t.Setenv("DEPUTY_TEST_UNLISTED", "unlisted-value")
+	// A provider's key variable stays withheld even when the user lists it.
+	opts := Options{TerminalEnv: []string{"DEPUTY_TEST_PLAIN", "LOCAL_LLM_TOKEN"}, SecretEnv: []string{"LOCAL_LLM_TOKEN"}}
+	r, dir := testRegistry(t, opts, map[string]string{"f.txt": "content\n"})
 	tests := []struct {
 		command string
 		exact   string
@@ -49,7 +55,7 @@ func TestTerminal(t *testing.T) {
 			t.Errorf("terminal(%q) = %q, want %q", tt.command, res.Content, tt.exact)
 		}
 		wantParts(t, res, tt.want)
-		if strings.Contains(res.Content, "sekret-value") {
+		if strings.Contains(res.Content, "sekret-value") || strings.Contains(res.Content, "unlisted-value") {
 			t.Errorf("terminal(%q) leaked an API key: %s", tt.command, res.Content)
 		}
 	}

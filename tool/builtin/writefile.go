@@ -3,11 +3,11 @@ package builtin
 import (
 	"context"
 	"errors"
-	"github.com/deputyhq/deputy/internal/safeopen"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/deputyhq/deputy/internal/safeopen"
 	"github.com/deputyhq/deputy/tool"
 )
 
