@@ -50,6 +50,7 @@ func TestScripts(t *testing.T) {
 			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal, "noproc": cmdNoProc,
 			"stream": cmdStream,
 			"term":   cmdTerm,
+			"npmmcp": cmdNpmMCP,
 		},
 	})
 }

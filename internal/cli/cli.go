@@ -123,6 +123,7 @@ that needs no API key.`,
 		newRunsCmd(g),
 		newSessionsCmd(g),
 		newReplayCmd(g),
+		newMCPCmd(g),
 		newFakeLLMCmd(),
 		newVersionCmd(),
 	)
