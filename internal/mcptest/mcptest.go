@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,8 +107,18 @@ func Filesystem(tb testing.TB, name string, roots ...string) config.MCPServer {
 	return config.MCPServer{Name: name, Transport: config.MCPStdio, Command: "node", Args: append([]string{Script(dir, "server-filesystem")}, roots...)}
 }
 
-// Processes lists the running processes whose command line contains
-// needle (from /proc), to show that no server outlives its run.
+// ownerVar marks every process this test binary starts (children inherit
+// the environment, orphans keep it), so Processes sees this test's servers
+// and not those of a test package or another go test running beside it.
+const ownerVar = "DEPUTY_MCPTEST_OWNER"
+
+var owner = ownerVar + "=" + strconv.Itoa(os.Getpid())
+
+func init() { os.Setenv(ownerVar, strconv.Itoa(os.Getpid())) }
+
+// Processes lists the running processes started by this test binary whose
+// command line contains needle (from /proc), to show that no server
+// outlives its run.
 func Processes(needle string) ([]string, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -127,7 +138,8 @@ func Processes(needle string) ([]string, error) {
 			continue // a zombie is gone already, only not yet reaped
 		}
 		cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
-		if strings.Contains(cmd, needle) {
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if strings.Contains(cmd, needle) && slices.Contains(strings.Split(string(env), "\x00"), owner) {
 			out = append(out, e.Name()+" "+cmd)
 		}
 	}
