@@ -15,6 +15,18 @@ var BuiltinProviders = []string{"anthropic", "gemini", "ollama", "openai", "scri
 // IsBuiltinProvider reports whether name is one of BuiltinProviders.
 func IsBuiltinProvider(name string) bool { return slices.Contains(BuiltinProviders, name) }
 
+// HostedProviders are the services axe knows by name (llm/providers has
+// their wire formats, key variables and base URLs). Unlike a built-in
+// name, a custom provider in config.yaml may take one of these names and
+// replace it.
+var HostedProviders = []string{"atlascloud", "bedrock", "edenai", "google", "minimax", "opencode", "openrouter", "requesty"}
+
+// knownByDefault reports whether name is a provider deputy knows without
+// configuration: built-in or hosted.
+func knownByDefault(name string) bool {
+	return IsBuiltinProvider(name) || slices.Contains(HostedProviders, name)
+}
+
 // LintOptions tell Lint about the world outside the agent files.
 type LintOptions struct {
 	// KnownProvider reports whether a provider name can be used in a model
@@ -38,7 +50,7 @@ type LintOptions struct {
 func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 	known := opts.KnownProvider
 	if known == nil {
-		known = IsBuiltinProvider
+		known = knownByDefault
 	}
 	cwd := opts.Cwd
 	if cwd == "" {
@@ -99,8 +111,8 @@ func lintModel(sink *diagSink, a *Agent, known func(string) bool) {
 		return
 	}
 	if !known(ref.Provider) {
-		sink.errorf(a.KeyLine("model"), "model", "unknown provider %q in %q (built-in: %s; others are defined under providers in config.yaml)",
-			ref.Provider, a.Model, strings.Join(BuiltinProviders, ", "))
+		sink.errorf(a.KeyLine("model"), "model", "unknown provider %q in %q (built-in: %s; hosted: %s; others are defined under providers in config.yaml)",
+			ref.Provider, a.Model, strings.Join(BuiltinProviders, ", "), strings.Join(HostedProviders, ", "))
 	}
 }
 

@@ -29,7 +29,7 @@ func TestLintMessages(t *testing.T) {
 		{
 			name:   "unknown provider",
 			agents: []*Agent{{Name: "a", Path: "a.toml", Model: "acme/x-1"}},
-			want:   []string{`error: a.toml: model: unknown provider "acme" in "acme/x-1" (built-in: anthropic, gemini, ollama, openai, script; others are defined under providers in config.yaml)`},
+			want:   []string{`error: a.toml: model: unknown provider "acme" in "acme/x-1" (built-in: anthropic, gemini, ollama, openai, script; hosted: atlascloud, bedrock, edenai, google, minimax, opencode, openrouter, requesty; others are defined under providers in config.yaml)`},
 		},
 		{
 			name:   "custom provider known through options",

@@ -226,7 +226,7 @@ func LoadSettings(paths []string) (*Settings, error) {
 // KnownProvider reports whether name is a built-in or a configured
 // provider; pass it as LintOptions.KnownProvider.
 func (s *Settings) KnownProvider(name string) bool {
-	if IsBuiltinProvider(name) {
+	if knownByDefault(name) {
 		return true
 	}
 	_, ok := s.Providers[name]

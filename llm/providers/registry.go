@@ -60,7 +60,7 @@ var BuiltinKeyEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_
 // under this configuration: the built-in ones and each custom provider's
 // api_key_env, sorted. Nothing that runs a user's command may see them.
 func (r *Registry) KeyEnvNames() []string {
-	names := slices.Clone(BuiltinKeyEnv)
+	names := append(slices.Clone(BuiltinKeyEnv), hostedKeyEnv()...)
 	for _, c := range r.cfg.Custom {
 		if env := strings.TrimSpace(c.APIKeyEnv); env != "" && !slices.Contains(names, env) {
 			names = append(names, env)
@@ -82,7 +82,7 @@ func (r *Registry) Secrets() *llm.Secrets {
 
 // Known reports whether provider names a built-in or configured provider.
 func (r *Registry) Known(provider string) bool {
-	if slices.Contains(BuiltinNames(), provider) {
+	if _, ok := hostedProviders[provider]; ok || slices.Contains(BuiltinNames(), provider) {
 		return true
 	}
 	_, ok := r.cfg.Custom[provider]
@@ -94,12 +94,12 @@ func (r *Registry) Known(provider string) bool {
 func (r *Registry) names() []string {
 	custom := make([]string, 0, len(r.cfg.Custom))
 	for name := range r.cfg.Custom {
-		if !slices.Contains(BuiltinNames(), name) {
+		if _, hosted := hostedProviders[name]; !hosted && !slices.Contains(BuiltinNames(), name) {
 			custom = append(custom, name)
 		}
 	}
 	sort.Strings(custom)
-	return append(BuiltinNames(), custom...)
+	return append(append(BuiltinNames(), HostedNames()...), custom...)
 }
 
 // ForModel parses a model string ("provider/model") and returns its
@@ -122,7 +122,7 @@ func (r *Registry) ForModel(model string) (llm.Provider, llm.ModelRef, error) {
 // counters). A missing API key is an *llm.Error of KindAuth naming the
 // variable, found here before any network call.
 func (r *Registry) Provider(ref llm.ModelRef) (llm.Provider, error) {
-	key := ref.Provider
+	key := hostedCacheKey(ref)
 	scriptPath := ""
 	if ref.Provider == Script {
 		if ref.Model == "" {
@@ -144,7 +144,7 @@ func (r *Registry) Provider(ref llm.ModelRef) (llm.Provider, error) {
 	if p, ok := r.cache[key]; ok {
 		return p, nil
 	}
-	p, err := r.build(ref.Provider, scriptPath)
+	p, err := r.build(ref.Provider, scriptPath, ref.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (r *Registry) Provider(ref llm.ModelRef) (llm.Provider, error) {
 }
 
 // build makes the bare provider of name.
-func (r *Registry) build(name, scriptPath string) (llm.Provider, error) {
+func (r *Registry) build(name, scriptPath, model string) (llm.Provider, error) {
 	if custom, ok := r.cfg.Custom[name]; ok {
 		if slices.Contains(BuiltinNames(), name) {
 			return nil, fmt.Errorf("custom provider %q: the name belongs to a built-in provider; choose another name", name)
@@ -176,6 +176,9 @@ func (r *Registry) build(name, scriptPath string) (llm.Provider, error) {
 			return nil, fmt.Errorf("scripted model: %w", err)
 		}
 		return p, nil
+	}
+	if h, ok := hostedProviders[name]; ok {
+		return r.buildHosted(name, h, model)
 	}
 	return nil, fmt.Errorf("%w %q (known providers: %s)", ErrUnknownProvider, name, strings.Join(r.names(), ", "))
 }

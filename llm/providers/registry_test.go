@@ -70,8 +70,12 @@ func setup(t *testing.T, env map[string]string, custom map[string]providers.Cust
 		if v == "" {
 			delete(base, k)
 		} else {
-			base[k] = v
+			base[k] = strings.ReplaceAll(v, "$FAKE", srv.URL()) // $FAKE: this fake server
 		}
+	}
+	for name, c := range custom {
+		c.BaseURL = strings.ReplaceAll(c.BaseURL, "$FAKE", srv.URL())
+		custom[name] = c
 	}
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -195,7 +199,7 @@ func TestUnknownProvider(t *testing.T) {
 	if !errors.Is(err, providers.ErrUnknownProvider) {
 		t.Fatalf("err = %v, want ErrUnknownProvider", err)
 	}
-	want := `unknown provider "mistral" (known providers: anthropic, gemini, ollama, openai, script, groq, vllm)`
+	want := `unknown provider "mistral" (known providers: anthropic, gemini, ollama, openai, script, atlascloud, bedrock, edenai, google, minimax, opencode, openrouter, requesty, groq, vllm)`
 	if err.Error() != want {
 		t.Errorf("err = %q\nwant  %q", err, want)
 	}
