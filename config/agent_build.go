@@ -80,7 +80,7 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 			a.Tools = []string{ToolsAll}
 		}
 	} else if tools, ok := f.strList("tools"); ok {
-		a.Tools = tools
+		a.Tools = axeTools(f, tools)
 	}
 
 	if ff.markdown {

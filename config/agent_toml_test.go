@@ -46,7 +46,7 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		Skill:        "skills/code_reviewer/SKILL.md",
 		Files:        []string{"src/**/*.go", "CONTRIBUTING.md"},
 		Workdir:      "/srv/app",
-		Tools:        []string{"read_file", "list_directory", "run_command"},
+		Tools:        []string{"read_file", "list_directory", "terminal"},
 		SubAgents:    []string{"test-runner", "lint-checker"},
 		SubAgentsConfig: SubAgentsConfig{
 			MaxDepth: 4, Parallel: false, Timeout: 90 * time.Second,
@@ -71,13 +71,13 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 	}
 	// Every axe key deputy does not use warns once, at the line it is on.
 	wantDiags := []string{
-		"warning: testdata/axe/pr-reviewer.toml:5: format: key format is an axe setting deputy ignores",
+		"warning: testdata/axe/pr-reviewer.toml:5: format: key format is an axe setting deputy ignores: the answer is printed as text (run --json for JSON)",
 		"warning: testdata/axe/pr-reviewer.toml:15: allowed_hosts: key allowed_hosts is an axe setting deputy ignores",
-		"warning: testdata/axe/pr-reviewer.toml:16: timeout: key timeout is an axe setting deputy ignores",
-		"warning: testdata/axe/pr-reviewer.toml:17: stream: key stream is an axe setting deputy ignores",
-		"warning: testdata/axe/pr-reviewer.toml:48: budget: key budget is an axe setting deputy ignores",
-		"warning: testdata/axe/pr-reviewer.toml:51: retry: key retry is an axe setting deputy ignores",
-		"warning: testdata/axe/pr-reviewer.toml:57: artifacts: key artifacts is an axe setting deputy ignores",
+		"warning: testdata/axe/pr-reviewer.toml:16: timeout: key timeout is an axe setting deputy ignores: the run is bounded by max_turns, and a child by sub_agents_config.timeout",
+		"warning: testdata/axe/pr-reviewer.toml:17: stream: key stream is an axe setting deputy ignores: deputy streams when it shows progress",
+		"warning: testdata/axe/pr-reviewer.toml:48: budget: key budget is an axe setting deputy ignores: no token cap applies to this agent (agent.subagent.max_total_tokens caps sub-agents)",
+		"warning: testdata/axe/pr-reviewer.toml:51: retry: key retry is an axe setting deputy ignores: model calls are retried by config.yaml's retry settings",
+		"warning: testdata/axe/pr-reviewer.toml:57: artifacts: key artifacts is an axe setting deputy ignores: no artifact directory is kept",
 	}
 	if d := cmp.Diff(wantDiags, diagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)

@@ -173,9 +173,24 @@ func checkKeys(sink *diagSink, schema *keySpec, refs []keyRef, unknownSev Severi
 				if next.owner == ownerClaude {
 					who = "a Claude Code"
 				}
-				sink.warnf(r.line, prefix, "key %s is %s setting deputy ignores", prefix, who)
+				if note := foreignKeyNotes[prefix]; note != "" && next.owner == ownerAxe {
+					sink.warnf(r.line, prefix, "key %s is %s setting deputy ignores: %s", prefix, who, note)
+				} else {
+					sink.warnf(r.line, prefix, "key %s is %s setting deputy ignores", prefix, who)
+				}
 			}
 			spec = next
 		}
 	}
+}
+
+// foreignKeyNotes say what running without an axe key means, so the
+// warning tells a user what they lose.
+var foreignKeyNotes = map[string]string{
+	"timeout":   "the run is bounded by max_turns, and a child by sub_agents_config.timeout",
+	"budget":    "no token cap applies to this agent (agent.subagent.max_total_tokens caps sub-agents)",
+	"retry":     "model calls are retried by config.yaml's retry settings",
+	"stream":    "deputy streams when it shows progress",
+	"format":    "the answer is printed as text (run --json for JSON)",
+	"artifacts": "no artifact directory is kept",
 }
