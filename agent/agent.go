@@ -316,7 +316,7 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 		return nil, err
 	}
 	r.res.Usage = r.res.Usage.Add(resp.Usage)
-	r.emit(Event{Kind: EventModelEnd, Turn: turn, Duration: time.Since(start), Usage: resp.Usage, Finish: resp.FinishReason})
+	r.emit(Event{Kind: EventModelEnd, Turn: turn, Duration: time.Since(start), Usage: resp.Usage, Finish: resp.FinishReason, Model: resp.Model})
 	return resp, nil
 }
 

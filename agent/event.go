@@ -41,15 +41,18 @@ func (k EventKind) String() string { return eventNames[k] }
 // Event is one thing that happened in a run. Which fields are set depends on
 // Kind.
 type Event struct {
-	Kind     EventKind
-	Agent    string
-	Turn     int
-	Text     string
-	Message  *llm.Message
-	Call     *llm.ToolCall
-	Result   *tool.Result
-	Usage    llm.Usage
-	Finish   llm.FinishReason
+	Kind    EventKind
+	Agent   string
+	Turn    int
+	Text    string
+	Message *llm.Message
+	Call    *llm.ToolCall
+	Result  *tool.Result
+	Usage   llm.Usage
+	Finish  llm.FinishReason
+	// Model is, on EventModelEnd, the model the server says answered
+	// ("" when it says none).
+	Model    string
 	Duration time.Duration
 	Err      error
 	Attempt  int

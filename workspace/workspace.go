@@ -22,6 +22,8 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm/providers"
@@ -51,6 +53,9 @@ type Options struct {
 	// Logger receives the engine's warnings and, when the settings enable
 	// it, sub-agent telemetry; nil discards them.
 	Logger *slog.Logger
+	// TracerProvider, when set, receives OpenTelemetry spans of every run
+	// (telemetry.TraceListener); nil traces nothing, at no cost.
+	TracerProvider trace.TracerProvider
 }
 
 // Workspace is a loaded configuration. Its fields are what was loaded; a
@@ -69,6 +74,8 @@ type Workspace struct {
 	Specializations []config.Specialization
 	Models          *providers.Registry
 	Logger          *slog.Logger
+	// TracerProvider receives the runs' spans; nil traces nothing.
+	TracerProvider trace.TracerProvider
 	// AskUser answers the ask_user tool; nil leaves the tool reporting that
 	// nobody is there to ask. Set it before the first run.
 	AskUser func(ctx context.Context, question string) (string, error)
@@ -92,7 +99,7 @@ func Load(opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	opts.Dir = dir
-	w := &Workspace{Dir: dir, Logger: opts.Logger, opts: opts}
+	w := &Workspace{Dir: dir, Logger: opts.Logger, TracerProvider: opts.TracerProvider, opts: opts}
 	if w.Logger == nil {
 		w.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -370,6 +377,9 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 	s := w.Settings
 	sub := s.Agent.Subagent
 	listeners = append([]delegate.Listener{telemetry.Listener(w.Logger, sub.TelemetryEnabled)}, listeners...)
+	if w.TracerProvider != nil {
+		listeners = append(listeners, telemetry.TraceListener(w.TracerProvider))
+	}
 	e := &delegate.Engine{
 		Agents:    w.Agents,
 		Models:    w.Models,

@@ -51,6 +51,7 @@ func TestScripts(t *testing.T) {
 			"stream": cmdStream,
 			"term":   cmdTerm,
 			"npmmcp": cmdNpmMCP,
+			"otlp":   cmdOTLP,
 		},
 	})
 }
@@ -80,6 +81,7 @@ func setupScript(env *testscript.Env) error {
 	}
 	env.Setenv("REPO", root)
 	env.Values[fakeKey{}] = &fakeState{}
+	env.Values[otlpKey{}] = &otlpReceiver{}
 	return nil
 }
 

@@ -137,6 +137,11 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 		workdir, _ = filepath.Abs(f.workdir)
 	}
 	ctx := context.WithoutCancel(cmd.Context())
+	flushTraces, err := w.startTracing(ctx)
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
 	ledger, err := w.OpenLedger(ctx)
 	if err != nil {
 		return err

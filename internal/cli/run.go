@@ -124,6 +124,11 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
+	flushTraces, err := w.startTracing(ctx)
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
 	ledger, err := w.OpenLedger(ctx)
 	if err != nil {
 		return err

@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/telemetry"
+	"github.com/deputyhq/deputy/telemetry/otelenv"
 	"github.com/deputyhq/deputy/workspace"
 )
 
@@ -19,6 +22,27 @@ type cliWorkspace struct {
 	*workspace.Workspace
 	flags  *globalFlags
 	stderr io.Writer
+}
+
+// startTracing turns on OpenTelemetry tracing when the OTEL_* variables
+// ask for it, and returns what sends the last spans before the command
+// exits. Without them it does nothing and costs nothing.
+func (w *cliWorkspace) startTracing(ctx context.Context) (func(), error) {
+	if !otelenv.Enabled() {
+		return func() {}, nil
+	}
+	tp, err := otelenv.Provider(ctx)
+	if err != nil {
+		return nil, configErr(fmt.Errorf("OpenTelemetry: %w", err))
+	}
+	w.TracerProvider = tp
+	return func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tp.Shutdown(ctx); err != nil {
+			fmt.Fprintln(w.stderr, "deputy: warning: sending traces:", err)
+		}
+	}, nil
 }
 
 // options turns the global flags into the workspace's options.
