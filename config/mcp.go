@@ -256,8 +256,10 @@ func mcpServerFrom(f fields, k, name string) (MCPServer, bool) {
 			return MCPServer{}, false
 		}
 	default:
-		u, err := url.Parse(os.ExpandEnv(s.URL))
-		if s.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// A URL built from variables is checked when the server starts.
+		u, err := url.Parse(s.URL)
+		templated := strings.Contains(s.URL, "$")
+		if s.URL == "" || (!templated && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "")) {
 			where.sink.errorf(f.line(k), f.key(k), "MCP server %q needs an http:// or https:// url, got %q", s.Name, s.URL)
 			return MCPServer{}, false
 		}

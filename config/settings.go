@@ -86,7 +86,8 @@ type TerminalSettings struct {
 type LimitSettings struct {
 	// StdinMaxBytes bounds the text piped to deputy run.
 	StdinMaxBytes int
-	// ToolOutputMaxBytes bounds what terminal and grep return to the model.
+	// ToolOutputMaxBytes bounds what terminal, grep and MCP servers' tools
+	// return to the model.
 	ToolOutputMaxBytes int
 	// ReadFileMaxBytes bounds one read_file result.
 	ReadFileMaxBytes int

@@ -416,13 +416,13 @@ func (r *remote) transport() (sdk.Transport, error) {
 	c := r.cfg
 	switch c.Transport {
 	case config.MCPStdio:
-		cmd := exec.Command(os.ExpandEnv(c.Command), expandAll(c.Args)...)
+		cmd := exec.Command(expand(c.Command), expandAll(c.Args)...)
 		cmd.Env = os.Environ()
 		for k, v := range c.Env {
-			cmd.Env = append(cmd.Env, k+"="+os.ExpandEnv(v))
+			cmd.Env = append(cmd.Env, k+"="+expand(v))
 		}
 		if c.Cwd != "" {
-			dir := os.ExpandEnv(c.Cwd)
+			dir := expand(c.Cwd)
 			if !filepath.IsAbs(dir) && r.m.Dir != "" {
 				dir = filepath.Join(r.m.Dir, dir)
 			}
@@ -437,7 +437,7 @@ func (r *remote) transport() (sdk.Transport, error) {
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case config.MCPHTTP, config.MCPSSE:
 		hc := &http.Client{Transport: headerTransport{headers: expandMap(c.Headers), base: http.DefaultTransport}}
-		u := os.ExpandEnv(c.URL)
+		u := expand(c.URL)
 		if c.Transport == config.MCPSSE {
 			return &sdk.SSEClientTransport{Endpoint: u, HTTPClient: hc}, nil
 		}
@@ -446,10 +446,22 @@ func (r *remote) transport() (sdk.Transport, error) {
 	return nil, fmt.Errorf("unknown transport %q", c.Transport)
 }
 
+// expand replaces $VAR, ${VAR} and ${VAR:-default} (Claude Code's
+// .mcp.json form) with values from deputy's environment.
+func expand(s string) string {
+	return os.Expand(s, func(v string) string {
+		name, def, hasDef := strings.Cut(v, ":-")
+		if val, ok := os.LookupEnv(name); ok && (val != "" || !hasDef) {
+			return val
+		}
+		return def
+	})
+}
+
 func expandAll(list []string) []string {
 	out := make([]string, len(list))
 	for i, s := range list {
-		out[i] = os.ExpandEnv(s)
+		out[i] = expand(s)
 	}
 	return out
 }
@@ -457,7 +469,7 @@ func expandAll(list []string) []string {
 func expandMap(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = os.ExpandEnv(v)
+		out[k] = expand(v)
 	}
 	return out
 }

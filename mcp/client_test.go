@@ -83,9 +83,9 @@ func toolResults(msgs []llm.Message) []string {
 	return out
 }
 
-func noServerLeft(t *testing.T, needle string) {
+func noServerLeft(t *testing.T, tag string) {
 	t.Helper()
-	procs, err := mcptest.Processes(needle)
+	procs, err := mcptest.Processes(tag)
 	if err != nil {
 		t.Skipf("cannot list processes: %v", err)
 	}
@@ -174,8 +174,7 @@ rules:
 	if len(childResults) != 1 || !strings.Contains(childResults[0], "mcp__everything__get-sum") || strings.Contains(childResults[0], "The sum") {
 		t.Errorf("narrow child's get-sum call = %q, want a refusal", childResults)
 	}
-	noServerLeft(t, mcptest.Script(mcptest.Require(t), "server-everything"))
-	noServerLeft(t, mcptest.Script(mcptest.Require(t), "server-filesystem"))
+	noServerLeft(t, mcptest.Tag(t))
 }
 
 // Agents of one run share a server: two agents, one process.
@@ -183,7 +182,7 @@ func TestServersAreSharedAndStartLazily(t *testing.T) {
 	everything := mcptest.Everything(t, "everything")
 	m := mcp.NewManager([]config.MCPServer{everything})
 	defer m.Close()
-	needle := mcptest.Script(mcptest.Require(t), "server-everything")
+	needle := mcptest.Tag(t)
 	if procs, _ := mcptest.Processes(needle); len(procs) != 0 {
 		t.Fatalf("a server runs before any agent needs it: %v", procs)
 	}
@@ -317,5 +316,23 @@ rules:
 	}
 	if len(auth) == 0 {
 		t.Error("no request reached the server")
+	}
+}
+
+func TestExpand(t *testing.T) {
+	t.Setenv("DEPUTY_X", "x")
+	t.Setenv("DEPUTY_EMPTY", "")
+	for in, want := range map[string]string{
+		"${DEPUTY_X}":                 "x",
+		"$DEPUTY_X/y":                 "x/y",
+		"${DEPUTY_UNSET_9:-fallback}": "fallback",
+		"${DEPUTY_EMPTY:-fallback}":   "fallback",
+		"${DEPUTY_X:-fallback}":       "x",
+		"${DEPUTY_UNSET_9}":           "",
+		"plain":                       "plain",
+	} {
+		if got := mcp.Expand(in); got != want {
+			t.Errorf("expand(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -120,6 +120,7 @@ func Load(opts Options) (*Workspace, error) {
 	}
 	w.MCP = mcp.NewManager(servers)
 	w.MCP.Logger, w.MCP.Dir = w.Logger, dir
+	w.MCP.OutputMaxBytes = w.Settings.Limits.ToolOutputMaxBytes
 	var diags config.Diagnostics
 	w.Agents, diags = config.LoadAgents(config.Dirs(dir, opts.AgentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(dir)})
 	w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)

@@ -95,53 +95,54 @@ func Script(dir, pkg string) string {
 	return filepath.Join(dir, "node_modules", m[pkg])
 }
 
-// Everything is server-everything over stdio, under the given name.
+// Everything is server-everything over stdio, under the given name. Its
+// process carries the test's tag (see Processes).
 func Everything(tb testing.TB, name string) config.MCPServer {
 	dir := Require(tb)
-	return config.MCPServer{Name: name, Transport: config.MCPStdio, Command: "node", Args: []string{Script(dir, "server-everything")}}
+	return config.MCPServer{Name: name, Transport: config.MCPStdio, Command: "node", Args: []string{Script(dir, "server-everything")},
+		Env: map[string]string{TagVar: Tag(tb)}}
 }
 
 // Filesystem is server-filesystem over stdio, allowed into roots.
 func Filesystem(tb testing.TB, name string, roots ...string) config.MCPServer {
 	dir := Require(tb)
-	return config.MCPServer{Name: name, Transport: config.MCPStdio, Command: "node", Args: append([]string{Script(dir, "server-filesystem")}, roots...)}
+	return config.MCPServer{Name: name, Transport: config.MCPStdio, Command: "node", Args: append([]string{Script(dir, "server-filesystem")}, roots...),
+		Env: map[string]string{TagVar: Tag(tb)}}
 }
 
-// ownerVar marks every process this test binary starts (children inherit
-// the environment, orphans keep it), so Processes sees this test's servers
-// and not those of a test package or another go test running beside it.
-const ownerVar = "DEPUTY_MCPTEST_OWNER"
+// TagVar is the environment variable that marks the server processes of
+// one test, so that tests running at the same time (other packages, other
+// checkouts on the machine) do not count each other's servers.
+const TagVar = "DEPUTY_TEST_TAG"
 
-var owner = ownerVar + "=" + strconv.Itoa(os.Getpid())
+// Tag is the test's tag: its name and this process's id.
+func Tag(tb testing.TB) string {
+	return fmt.Sprintf("%s-%d", strings.ReplaceAll(tb.Name(), "/", "_"), os.Getpid())
+}
 
-func init() { os.Setenv(ownerVar, strconv.Itoa(os.Getpid())) }
-
-// Processes lists the running processes started by this test binary whose
-// command line contains needle (from /proc), to show that no server
-// outlives its run.
-func Processes(needle string) ([]string, error) {
+// Processes lists the live processes carrying tag in their environment
+// (from /proc), to show that no server outlives its run.
+func Processes(tag string) ([]string, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
 	}
+	want := TagVar + "=" + tag + "\x00"
 	var out []string
 	for _, e := range entries {
-		if _, err := fmt.Sscan(e.Name(), new(int)); err != nil {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(b) == 0 {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !strings.Contains(string(env)+"\x00", want) {
 			continue
 		}
 		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
 		if strings.Contains(string(stat), ") Z ") {
 			continue // a zombie is gone already, only not yet reaped
 		}
-		cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
-		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if strings.Contains(cmd, needle) && slices.Contains(strings.Split(string(env), "\x00"), owner) {
-			out = append(out, e.Name()+" "+cmd)
-		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, e.Name()+" "+strings.ReplaceAll(strings.TrimRight(string(cmd), "\x00"), "\x00", " "))
 	}
 	slices.Sort(out)
 	return out, nil

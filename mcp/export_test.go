@@ -1,0 +1,4 @@
+package mcp
+
+// Expand is expand, for tests.
+var Expand = expand
