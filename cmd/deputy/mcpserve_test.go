@@ -198,3 +198,75 @@ func cmdNpmMCP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Setenv("NPM_MCP", filepath.Join(dir, "node_modules"))
 }
+
+// The same server over streamable HTTP: `deputy mcp serve --http` on a
+// free loopback port, the Go SDK client connecting to it.
+func TestMCPServeOverHTTP(t *testing.T) {
+	deputy, err := exec.LookPath("deputy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, env := mcpTeam(t)
+	cmd := exec.Command(deputy, "--agents-dir", filepath.Join(dir, "agents"), "mcp", "serve", "--http", "127.0.0.1:0", "--agent", "lead")
+	cmd.Env, cmd.Dir = env, dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}()
+	// The server says where it listens once it accepts connections.
+	urls := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		var seen string
+		for {
+			n, err := stderr.Read(buf)
+			seen += string(buf[:n])
+			if i := strings.Index(seen, "http://"); i >= 0 && strings.Contains(seen[i:], "/mcp\n") {
+				urls <- strings.TrimSpace(seen[i : i+strings.Index(seen[i:], "\n")])
+				return
+			}
+			if err != nil {
+				close(urls)
+				return
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not say where it listens")
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("listening on %q", url)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	session, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 1 || tools.Tools[0].Name != "lead" {
+		t.Errorf("--agent lead serves %d tools", len(tools.Tools))
+	}
+	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "lead", Arguments: map[string]any{"task": "the tides"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.Content[0].(*sdk.TextContent).Text != "lead says: helper found the answer" {
+		t.Errorf("lead's result = %+v", res.Content)
+	}
+}
