@@ -61,6 +61,10 @@ type Agent struct {
 	// Scratchpad gives every agent of a tree this agent is the root of the
 	// memory_write, memory_read and memory_list tools.
 	Scratchpad bool
+	// AllowedHosts is axe's allowed_hosts: the hosts (and their subdomains)
+	// this agent's fetch may reach, on top of fetch.allow_hosts. Empty
+	// adds no restriction.
+	AllowedHosts []string
 	// Path is the file the agent came from; Source is where that file was
 	// found (SourceUser, SourceProject, SourceFlag, SourceBuiltin).
 	Path   string

@@ -98,6 +98,9 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 	if b, ok := f.boolean("scratchpad"); ok {
 		a.Scratchpad = b
 	}
+	if hosts, ok := f.strList("allowed_hosts"); ok {
+		a.AllowedHosts = checkNames(f, "allowed_hosts", hosts)
+	}
 	return a
 }
 

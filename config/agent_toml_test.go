@@ -64,7 +64,9 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		},
 		// axe's [memory], kept in the ledger.
 		Memory: Memory{Enabled: true, LastN: 10, MaxEntries: 100},
-		Path:   path,
+		// axe's allowed_hosts narrows the agent's fetch.
+		AllowedHosts: []string{"api.example.com"},
+		Path:         path,
 	}
 	if d := cmp.Diff(want, a, cmpopts.IgnoreUnexported(Agent{})); d != "" {
 		t.Errorf("agent (-want +got):\n%s", d)
@@ -72,7 +74,6 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 	// Every axe key deputy does not use warns once, at the line it is on.
 	wantDiags := []string{
 		"warning: testdata/axe/pr-reviewer.toml:5: format: key format is an axe setting deputy ignores: the answer is printed as text (run --json for JSON)",
-		"warning: testdata/axe/pr-reviewer.toml:15: allowed_hosts: key allowed_hosts is an axe setting deputy ignores",
 		"warning: testdata/axe/pr-reviewer.toml:16: timeout: key timeout is an axe setting deputy ignores: the run is bounded by max_turns, and a child by sub_agents_config.timeout",
 		"warning: testdata/axe/pr-reviewer.toml:17: stream: key stream is an axe setting deputy ignores: deputy streams when it shows progress",
 		"warning: testdata/axe/pr-reviewer.toml:48: budget: key budget is an axe setting deputy ignores: no token cap applies to this agent (agent.subagent.max_total_tokens caps sub-agents)",

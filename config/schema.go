@@ -60,7 +60,7 @@ var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"timeout":       leaf(ownerAxe),
 	"stream":        leaf(ownerAxe),
 	"format":        leaf(ownerAxe),
-	"allowed_hosts": leaf(ownerAxe),
+	"allowed_hosts": leaf(ownerDeputy),
 	// axe's memory, kept in the ledger (path warns in memoryConfig).
 	"memory": table(ownerDeputy, map[string]*keySpec{
 		"enabled":     leaf(ownerDeputy),

@@ -136,6 +136,9 @@ func (e *Engine) baseTools(a *config.Agent, workdir string) (*tool.Registry, err
 	if err != nil {
 		return nil, &configError{agent: a, err: err}
 	}
+	if len(a.AllowedHosts) > 0 {
+		reg = narrowHosts(reg, a.AllowedHosts)
+	}
 	if e.External != nil {
 		for _, t := range e.External.AgentTools(a) {
 			if err := reg.Add(t); err != nil && e.Logger != nil {
@@ -203,4 +206,17 @@ func subagentLabel(args json.RawMessage) string {
 	}
 	_ = json.Unmarshal(args, &in)
 	return in.Label
+}
+
+// narrowHosts replaces each tool of reg that reaches network hosts with a
+// copy that reaches only hosts (axe's allowed_hosts); limits only narrow.
+func narrowHosts(reg *tool.Registry, hosts []string) *tool.Registry {
+	out := tool.NewRegistry()
+	for _, t := range reg.Tools() {
+		if hn, ok := t.(tool.HostNarrower); ok {
+			t = hn.NarrowHosts(hosts)
+		}
+		_ = out.Add(t) // the names were unique in reg
+	}
+	return out
 }

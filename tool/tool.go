@@ -49,3 +49,11 @@ type Refusal struct {
 func (r *Refusal) Error() string { return r.Reason.Error() }
 
 func (r *Refusal) Unwrap() error { return r.Reason }
+
+// HostNarrower is a tool that reaches network hosts and can be narrowed to
+// fewer of them (an agent's allowed_hosts). NarrowHosts returns a tool
+// that reaches only hosts that both it and hosts allow; limits only narrow.
+type HostNarrower interface {
+	Tool
+	NarrowHosts(hosts []string) Tool
+}

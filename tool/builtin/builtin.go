@@ -120,7 +120,7 @@ func New(opts Options) *tool.Registry {
 		findPathTool(e),
 		grepTool(e),
 		terminalTool(e),
-		fetchTool(e),
+		newFetchTool(e, nil),
 		askUserTool(e),
 	)
 }

@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
@@ -27,25 +29,172 @@ type fetchArgs struct {
 	URL string `json:"url" jsonschema:"http or https URL to GET"`
 }
 
-func fetchTool(e *env) tool.Tool {
-	desc := "Fetch a URL with HTTP GET and return its body as text (HTML is reduced to readable text)."
-	if len(e.opts.FetchAllowHosts) > 0 {
-		desc += " Allowed hosts: " + strings.Join(e.opts.FetchAllowHosts, ", ") + "."
-	}
-	return tool.New(Fetch, desc, e.fetch)
+// fetchTool is the fetch tool of one env. HostNarrower lets the engine
+// give an agent a copy that reaches fewer hosts (axe's allowed_hosts).
+type fetchTool struct {
+	tool.Tool
+	e *env
+	// agentHosts, when set, is the agent's own allow-list; a host must
+	// pass it and the env's.
+	agentHosts []string
 }
 
-// defaultFetchClient is used when Options.HTTPClient is nil.
-var defaultFetchClient = &http.Client{Timeout: 60 * time.Second}
+func newFetchTool(e *env, agentHosts []string) *fetchTool {
+	f := &fetchTool{e: e, agentHosts: agentHosts}
+	desc := "Fetch a URL with HTTP GET and return its body as text (HTML is reduced to readable text)."
+	if hosts := f.allowList(); len(hosts) > 0 {
+		desc += " Allowed hosts: " + strings.Join(hosts, ", ") + "."
+	}
+	f.Tool = tool.New(Fetch, desc, f.fetch)
+	return f
+}
 
-func (e *env) fetch(ctx context.Context, a fetchArgs) (tool.Result, error) {
+// NarrowHosts implements tool.HostNarrower: a fetch tool that also
+// requires each host to be in hosts (or a subdomain of one).
+func (f *fetchTool) NarrowHosts(hosts []string) tool.Tool {
+	if len(hosts) == 0 {
+		return f
+	}
+	return newFetchTool(f.e, append(slices.Clone(f.agentHosts), hosts...))
+}
+
+// allowList is the list the model is told about: the agent's when it has
+// one, else the env's.
+func (f *fetchTool) allowList() []string {
+	if len(f.agentHosts) > 0 {
+		return f.agentHosts
+	}
+	return f.e.opts.FetchAllowHosts
+}
+
+// allowed applies both lists.
+func (f *fetchTool) allowed(u *url.URL) bool {
+	return f.e.hostAllowed(u) && (len(f.agentHosts) == 0 || hostInList(u, f.agentHosts))
+}
+
+// explicitlyAllowed reports a host the user named in an allow-list: only
+// such a host may resolve to a loopback, private or link-local address.
+func (f *fetchTool) explicitlyAllowed(host string) bool {
+	host = strings.ToLower(strings.Trim(strings.TrimSuffix(host, "."), "[]"))
+	for _, list := range [][]string{f.e.opts.FetchAllowHosts, f.agentHosts} {
+		for _, entry := range list {
+			entry = strings.ToLower(strings.TrimSpace(entry))
+			if h, _, err := net.SplitHostPort(entry); err == nil {
+				entry = h
+			}
+			if strings.Trim(entry, "[]") == host {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// numericHost reports a host made of dot-separated numbers — decimal,
+// octal (leading 0) or hex (0x...) — that is not a canonical IP address.
+func numericHost(h string) bool {
+	if net.ParseIP(h) != nil {
+		return false
+	}
+	for _, part := range strings.Split(strings.ToLower(h), ".") {
+		digits := "0123456789"
+		if hex, ok := strings.CutPrefix(part, "0x"); ok {
+			part, digits = hex, "0123456789abcdef"
+		}
+		if part == "" && digits == "0123456789" || strings.Trim(part, digits) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// defaultFetchClient is used when Options.HTTPClient is nil. It uses no
+// proxy: the address check below must see the address actually dialled.
+var defaultFetchClient = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
+	ForceAttemptHTTP2:   true,
+	TLSHandshakeTimeout: 10 * time.Second,
+	MaxIdleConns:        10,
+	IdleConnTimeout:     90 * time.Second,
+}}
+
+// ErrForbiddenAddress refuses a connection to an address fetch must not
+// reach unless the user allowed its host by name.
+var ErrForbiddenAddress = errors.New("is a loopback, private, link-local or metadata address; fetch reaches it only when the host is listed in fetch.allow_hosts (or the agent's allowed_hosts)")
+
+// forbiddenIP reports addresses that belong to this machine or its private
+// networks: loopback, RFC 1918 and unique-local, link-local (cloud
+// metadata services such as 169.254.169.254 live there), CGNAT shared
+// space, unspecified and multicast. IPv4-mapped IPv6 counts as its IPv4.
+func forbiddenIP(ip net.IP) bool {
+	if ip4 := ip.To4(); ip4 != nil {
+		ip = ip4
+		if ip4[0] == 100 && ip4[1]&0xc0 == 64 { // 100.64.0.0/10
+			return true
+		}
+		if ip4[0] == 0 { // "this network"
+			return true
+		}
+	}
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified()
+}
+
+// guardedClient returns a copy of c whose connections are checked after
+// DNS resolution, on every redirect and for every spelling of an address
+// (0x7f000001, 2130706433, [::1], ::ffff:127.0.0.1 all arrive here as the
+// address dialled): a forbidden address is refused unless the host being
+// dialled was allowed by name.
+func (f *fetchTool) guardedClient(c *http.Client) *http.Client {
+	base, ok := c.Transport.(*http.Transport)
+	if c.Transport == nil {
+		base, ok = defaultFetchClient.Transport.(*http.Transport), true
+	}
+	cp := *c
+	if !ok {
+		// A caller's own RoundTripper: it dials as it likes; the host
+		// checks still apply, the address check cannot.
+		return &cp
+	}
+	t := base.Clone()
+	dialer := &net.Dialer{Timeout: 30 * time.Second}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		d := *dialer
+		if !f.explicitlyAllowed(host) {
+			d.Control = func(_, address string, _ syscall.RawConn) error {
+				h, _, err := net.SplitHostPort(address)
+				if err != nil {
+					return err
+				}
+				if ip := net.ParseIP(h); ip == nil || forbiddenIP(ip) {
+					return fmt.Errorf("%s %w", h, ErrForbiddenAddress)
+				}
+				return nil
+			}
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+	cp.Transport = t
+	return &cp
+}
+
+func (f *fetchTool) fetch(ctx context.Context, a fetchArgs) (tool.Result, error) {
+	e := f.e
 	u, err := url.Parse(strings.TrimSpace(a.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return tool.Errorf("%q is not an http or https URL", redactURLString(a.URL)), nil
 	}
 	shown := u.Redacted()
-	if !e.hostAllowed(u) {
-		return tool.Errorf("fetching from host %q is not allowed (allowed: %s)", u.Hostname(), strings.Join(e.opts.FetchAllowHosts, ", ")), nil
+	if numericHost(u.Hostname()) {
+		// 0x7f000001, 2130706433, 127.1: the C resolver reads these as
+		// addresses, and what they hide is easier refused than decoded.
+		return tool.Errorf("host %q is an address in a non-standard spelling; write an IPv4 address as four decimal numbers (a.b.c.d)", u.Hostname()), nil
+	}
+	if !f.allowed(u) {
+		return tool.Errorf("fetching from host %q is not allowed (allowed: %s)", u.Hostname(), strings.Join(f.allowList(), ", ")), nil
 	}
 	client := e.opts.HTTPClient
 	if client == nil {
@@ -53,13 +202,13 @@ func (e *env) fetch(ctx context.Context, a fetchArgs) (tool.Result, error) {
 	}
 	// A copy, so the allow-list also holds for redirects without changing
 	// the caller's client.
-	c := *client
+	c := *f.guardedClient(client)
 	next := client.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {
 			return fmt.Errorf("stopped after %d redirects", maxRedirects)
 		}
-		if !e.hostAllowed(req.URL) {
+		if !f.allowed(req.URL) {
 			return fmt.Errorf("redirect to host %q is not allowed", req.URL.Hostname())
 		}
 		if next != nil {
@@ -123,8 +272,14 @@ func (e *env) hostAllowed(u *url.URL) bool {
 	if len(e.opts.FetchAllowHosts) == 0 {
 		return true
 	}
+	return hostInList(u, e.opts.FetchAllowHosts)
+}
+
+// hostInList reports whether u's host is an entry of list or a subdomain of
+// one.
+func hostInList(u *url.URL, list []string) bool {
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	for _, entry := range e.opts.FetchAllowHosts {
+	for _, entry := range list {
 		entry = strings.ToLower(strings.TrimSpace(entry))
 		if h, _, err := net.SplitHostPort(entry); err == nil {
 			entry = h

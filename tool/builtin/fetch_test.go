@@ -3,9 +3,11 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,14 +59,20 @@ func fetchServer(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
-	srv := httptest.NewServer(mux) // binds 127.0.0.1
+	mux.HandleFunc("/redirect-loopback", func(w http.ResponseWriter, r *http.Request) {
+		_, port, _ := net.SplitHostPort(r.Host)
+		http.Redirect(w, r, "http://127.0.0.1:"+port+"/text", http.StatusFound)
+	})
+	srv := httptest.NewServer(&countingMux{mux: mux}) // binds 127.0.0.1
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 func TestFetch(t *testing.T) {
 	srv := fetchServer(t)
-	r, _ := testRegistry(t, Options{HTTPClient: srv.Client(), FetchMaxBytes: 500}, nil)
+	// The test server is on loopback, which fetch reaches only when allowed
+	// by name.
+	r, _ := testRegistry(t, Options{HTTPClient: srv.Client(), FetchMaxBytes: 500, FetchAllowHosts: []string{"127.0.0.1"}}, nil)
 	tests := []struct {
 		url     string
 		exact   string
@@ -130,7 +138,7 @@ func TestFetchAllowHosts(t *testing.T) {
 
 func TestFetchCancel(t *testing.T) {
 	srv := fetchServer(t)
-	r, _ := testRegistry(t, Options{HTTPClient: srv.Client()}, nil)
+	r, _ := testRegistry(t, Options{HTTPClient: srv.Client(), FetchAllowHosts: []string{"127.0.0.1"}}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan tool.Result, 1)
 	tl, _ := r.Get(Fetch)
@@ -151,10 +159,67 @@ func TestFetchConnectionRefused(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := strings.Replace(srv.URL, "http://", "http://user:hunter2@", 1)
 	srv.Close()
-	r, _ := testRegistry(t, Options{}, nil)
+	r, _ := testRegistry(t, Options{FetchAllowHosts: []string{"127.0.0.1"}}, nil)
 	res := call(t, r, Fetch, map[string]any{"url": url})
 	wantErr(t, res, "fetch http://user:xxxxx@127.0.0.1")
 	if strings.Contains(res.Content, "hunter2") {
 		t.Errorf("password leaked: %s", res.Content)
 	}
+}
+
+// Without a host allowed by name, fetch reaches no loopback, private,
+// link-local or metadata address, however it is spelled or resolved; the
+// refusal comes at connection time, before any byte is sent.
+func TestNumericHost(t *testing.T) {
+	for h, want := range map[string]bool{
+		"0x7f000001": true, "2130706433": true, "127.1": true, "0177.0.0.1": true, "0x7f.1": true,
+		"127.0.0.1": false, "::1": false, "example.com": false, "cafe.be": false, "deadbeef.com": false, "1.example": false,
+	} {
+		if got := numericHost(h); got != want {
+			t.Errorf("numericHost(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
+
+func TestFetchRefusesPrivateAddresses(t *testing.T) {
+	srv := fetchServer(t)
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	r, _ := testRegistry(t, Options{}, nil)
+	for _, host := range []string{
+		"127.0.0.1", "localhost", "0x7f000001", "2130706433", "127.1", "[::1]", "[::ffff:127.0.0.1]",
+		"10.0.0.1", "192.168.1.1", "169.254.169.254", "[fd00:ec2::254]", "0.0.0.0", "100.64.0.1",
+	} {
+		u := "http://" + host + ":" + port + "/text"
+		res := call(t, r, Fetch, map[string]any{"url": u})
+		if !res.IsError || !strings.Contains(res.Content, "is a loopback, private, link-local or metadata address") &&
+			!strings.Contains(res.Content, "is an address in a non-standard spelling") {
+			t.Errorf("fetch(%s) = %q, want a refusal", u, res.Content)
+		}
+	}
+	// Loopback or not, the test server saw no request.
+	if n := srv.Config.Handler.(*countingMux).n.Load(); n != 0 {
+		t.Errorf("the server got %d requests", n)
+	}
+
+	// A redirect from an allowed host to a loopback address is refused.
+	via, _ := testRegistry(t, Options{FetchAllowHosts: []string{"localhost"}}, nil)
+	res := call(t, via, Fetch, map[string]any{"url": "http://localhost:" + port + "/redirect-loopback"})
+	wantErr(t, res, `redirect to host "127.0.0.1" is not allowed`)
+
+	// An agent's allowed_hosts narrows further, and names its own exception.
+	f := newFetchTool(newEnv(Options{Workdir: "/", FetchAllowHosts: []string{"localhost", "example.com"}}), nil)
+	narrowed := f.NarrowHosts([]string{"example.com"})
+	rr := tool.NewRegistry(narrowed)
+	wantErr(t, call(t, rr, Fetch, map[string]any{"url": "http://localhost:" + port + "/text"}), `fetching from host "localhost" is not allowed (allowed: example.com)`)
+}
+
+// countingMux counts the requests a test server received.
+type countingMux struct {
+	mux *http.ServeMux
+	n   atomic.Int64
+}
+
+func (c *countingMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.n.Add(1)
+	c.mux.ServeHTTP(w, r)
 }
