@@ -54,6 +54,8 @@ type Tree struct {
 	resume *resumePlan
 	// notes is the tree's scratchpad; nil when the root did not enable it.
 	notes *scratchpad
+	// hooks are the root run's Hooks, for every run of the tree.
+	hooks *Hooks
 
 	mu     sync.Mutex
 	spawns int

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
@@ -83,6 +84,13 @@ func (e *Engine) callAgent(ctx context.Context, caller *config.Agent, in callAge
 		err := fmt.Errorf("no agent named %q is defined", in.Agent)
 		return &Envelope{Kind: KindCallAgent, Label: in.Agent, Status: StatusError, Error: err.Error(), Err: err}
 	}
+	return e.agentChild(ctx, parent, child, caller.SubAgentsConfig.Timeout, in.Task, in.Context)
+}
+
+// agentChild spawns a defined agent as a child of the parent scope: the
+// child's model (or the parent's, when it inherits), its workdir (relative
+// to the parent's), and timeout (0: the default) as its own limit.
+func (e *Engine) agentChild(ctx context.Context, parent *Scope, child *config.Agent, timeout time.Duration, task, taskContext string) *Envelope {
 	model := child.Model
 	if child.InheritsModel() {
 		model = parent.Model
@@ -91,11 +99,11 @@ func (e *Engine) callAgent(ctx context.Context, caller *config.Agent, in callAge
 	if child.Workdir != "" {
 		workdir = child.ResolveWorkdir(parent.Workdir)
 	}
-	r, err := e.agentRun(child, KindCallAgent, model, workdir, in.Task, in.Context, nil)
+	r, err := e.agentRun(child, KindCallAgent, model, workdir, task, taskContext, nil)
 	if err != nil {
-		return &Envelope{Kind: KindCallAgent, Label: in.Agent, Status: StatusError, Error: err.Error(), Err: err}
+		return &Envelope{Kind: KindCallAgent, Label: child.Name, Status: StatusError, Error: err.Error(), Err: err}
 	}
-	r.timeout = caller.SubAgentsConfig.Timeout
+	r.timeout = timeout
 	if r.timeout <= 0 {
 		r.timeout = config.DefaultSubAgentTimeout
 	}

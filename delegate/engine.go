@@ -116,6 +116,8 @@ type RunRequest struct {
 	Subagents *bool
 	// SessionID is recorded on the root run.
 	SessionID string
+	// Hooks, when set, are called for every run of this root's tree.
+	Hooks *Hooks
 	// OutputSchema, when set, replaces the agent's output schema: the
 	// root's answer must be one JSON value valid against it (see RunAs).
 	OutputSchema json.RawMessage
@@ -170,6 +172,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 	if req.Agent.Scratchpad {
 		tree.notes = newScratchpad()
 	}
+	tree.hooks = req.Hooks
 	return e.execute(ctx, nil, tree, id, r)
 }
 
@@ -249,6 +252,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		}
 		provider = bounded
 	}
+	if tree.hooks != nil {
+		provider = withModelHooks(provider, s)
+	}
 
 	// A child's deadline is its own timeout, bounded by what its parent and
 	// the tree's time quota leave.
@@ -275,6 +281,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 
 	tools := e.toolsFor(s, r)
 	policy := e.policyFor(s, tools)
+	tools = withResultHooks(tools, s)
 	e.record(ctx, s, r, start)
 	var prior resumed
 	if r.resumed != nil {
@@ -285,6 +292,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	}
 	if parent != nil {
 		e.emit(spawnEvent(ctx, s, r, tools.Names()))
+		onSpawnHook(ctx, s)
 	}
 
 	spec := agent.Spec{
@@ -297,7 +305,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		Params:          r.params,
 		MaxTurns:        r.maxTurns,
 		ToolConcurrency: e.toolConcurrency(r),
-		Guard:           e.guard(s, policy),
+		Guard:           withToolHooks(e.guard(s, policy), s),
 		AfterModelCall: func(_ context.Context, u llm.Usage) error {
 			return tree.checkTokens(parent != nil)
 		},
@@ -508,6 +516,10 @@ func reasonOf(st Status, err error, s *Scope) string {
 		return "timed out"
 	case StatusCancelled:
 		return "cancelled"
+	}
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return refused.Error() // not the provider's error it travelled in
 	}
 	return err.Error()
 }

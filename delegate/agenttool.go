@@ -1,0 +1,142 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/ledger"
+	"github.com/deputyhq/deputy/tool"
+)
+
+// KindTool is a run of a Go function wrapped by FuncTool.
+const KindTool Kind = "tool"
+
+// agentToolArgs are the arguments of an AgentTool.
+type agentToolArgs struct {
+	Task    string `json:"task" jsonschema:"what the agent should do"`
+	Context string `json:"context,omitempty" jsonschema:"more context from your conversation to pass along"`
+}
+
+// AgentTool wraps an agent definition as a tool of its own name: the model
+// calls it with a task (and optional context), and the agent runs as a
+// child of the calling run, through this engine exactly as call_agent
+// would run it (depth, deadline, the tree's quotas and policy, events,
+// ledger). The tool's result is the agent's answer; the JSON text when
+// the agent has an output schema. name "" means the agent's name;
+// description "" means the agent's. Add the tool to the registry the
+// engine's Tools returns and name it in an agent's tools.
+func (e *Engine) AgentTool(a *config.Agent, name, description string) tool.Tool {
+	if name == "" {
+		name = a.Name
+	}
+	if description == "" {
+		description = a.Description
+	}
+	if description == "" {
+		description = "Delegate a task to the " + a.Name + " agent; it works on its own and returns only its final result."
+	}
+	return tool.New(name, description, func(ctx context.Context, in agentToolArgs) (tool.Result, error) {
+		if strings.TrimSpace(in.Task) == "" {
+			return tool.Errorf("Error: %s needs a non-empty task.", name), nil
+		}
+		parent := ScopeFrom(ctx)
+		if parent == nil {
+			return tool.Errorf("Error: %s can only run inside an agent run of its engine.", name), nil
+		}
+		var timeout time.Duration
+		if parent.agent != nil {
+			timeout = parent.agent.SubAgentsConfig.Timeout
+		}
+		env := e.agentChild(ctx, parent, a, timeout, in.Task, in.Context)
+		if env.OK() {
+			return tool.Text(env.Output), nil
+		}
+		return tool.Errorf("Error: %s failed — %s. You may retry or proceed without this result.", name, env.Error), nil
+	})
+}
+
+// FuncTool wraps a Go function with typed input and output as a tool. The
+// input's JSON Schema is inferred from In (as tool.New does) and the
+// model's arguments are validated against it; the output is sent back as
+// JSON. Each call runs as a child of the calling run, like a delegated
+// agent: it takes one execution from the tree's quota, runs under the
+// remaining time, is recorded in the ledger (kind "tool"), reported in
+// events and hooks, and its context carries its scope, so agent tools the
+// function calls run as its children. An error from fn is the model's to
+// read.
+func FuncTool[In, Out any](e *Engine, name, description string, fn func(ctx context.Context, in In) (Out, error)) tool.Tool {
+	return tool.New(name, description, func(ctx context.Context, in In) (tool.Result, error) {
+		task, _ := json.Marshal(in)
+		env := e.runFunc(ctx, name, string(task), func(ctx context.Context) (json.RawMessage, error) {
+			out, err := fn(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(out)
+		})
+		if env.OK() {
+			return tool.Text(env.Output), nil
+		}
+		return tool.Errorf("Error: %s failed — %s", name, env.Error), nil
+	})
+}
+
+// runFunc runs fn as a child scope of the caller in ctx.
+func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(context.Context) (json.RawMessage, error)) *Envelope {
+	parent := ScopeFrom(ctx)
+	if parent == nil {
+		err := errors.New("a function tool ran outside a run: no caller scope")
+		return &Envelope{Kind: KindTool, Label: label, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	tree := parent.tree
+	if err := tree.reserveSpawn(); err != nil {
+		ev := scopeEvent(EventQuotaExceeded, parent)
+		ev.ParentID, ev.Kind, ev.Depth = parent.RunID, KindTool, parent.Depth+1
+		ev.Label, ev.Error, ev.Quota = label, err.Error(), quotaName(err)
+		e.emit(ev)
+		return &Envelope{Kind: KindTool, Label: label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
+	}
+	start := time.Now()
+	id := ledger.NewID()
+	s := &Scope{RunID: id, ParentID: parent.RunID, RootID: tree.RootID, Depth: parent.Depth + 1, Kind: KindTool, Label: label,
+		Started: start, Workdir: parent.Workdir, Model: parent.Model, tree: tree}
+	s.Deadline = tree.deadline(time.Time{})
+	if d, ok := ctx.Deadline(); ok && (s.Deadline.IsZero() || d.Before(s.Deadline)) {
+		s.Deadline = d
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	if !s.Deadline.IsZero() {
+		runCtx, cancel = context.WithDeadline(ctx, s.Deadline)
+	}
+	defer cancel()
+	runCtx = WithScope(runCtx, s)
+	r := run{kind: KindTool, label: label, task: task, workdir: parent.Workdir, quiet: true}
+	e.record(ctx, s, r, start)
+	e.emit(spawnEvent(ctx, s, r, nil))
+	onSpawnHook(ctx, s)
+
+	env := &Envelope{RunID: id, ParentID: parent.RunID, Kind: KindTool, Label: label, Depth: s.Depth, StartedAt: start}
+	out, err := callFunc(runCtx, fn)
+	if err == nil {
+		env.Output, env.OutputJSON = string(out), out
+	}
+	e.finish(ctx, env, s, runCtx, err, start)
+	parent.addChild(env)
+	return env
+}
+
+// callFunc calls fn, turning a panic into an error: a bug in one function
+// tool must not take the tree down.
+func callFunc(ctx context.Context, fn func(context.Context) (json.RawMessage, error)) (out json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return fn(ctx)
+}
