@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParseProcStat feeds arbitrary /proc/<pid>/stat contents to the parser: it must
@@ -92,14 +93,14 @@ func percentDecode(s string) string {
 	return b.String()
 }
 
-// FuzzGetRun looks up arbitrary id prefixes in a small ledger and compares the
+// FuzzGetRun looks up arbitrary id prefixes and tails in a small ledger and compares the
 // answer with a direct search of the known ids.
 func FuzzGetRun(f *testing.F) {
 	ids := []string{
 		"01HZX00000000000000000000A", "01HZX00000000000000000000B", "01HZY00000000000000000000C",
-		"custom-id", "custom-id-2", "Ünïcode", "a\xffb", "%_like", "lower",
+		"custom-id", "custom-id-2", "Ünïcode", "a\xffb", "%_like", "lower", "01HZY0000000000000000TAIL9",
 	}
-	for _, seed := range []string{"01HZX", "01hzy", "custom", "custom-id", "%", "_", "a\xff", "", " lower ", "LOWER", "Ü"} {
+	for _, seed := range []string{"01HZX", "01hzy", "custom", "custom-id", "%", "_", "a\xff", "", " lower ", "LOWER", "Ü", "TAIL9", "tail9", "0A", "*", "ïcode"} {
 		f.Add(seed)
 	}
 	s, err := Open(context.Background(), filepath.Join(f.TempDir(), "fuzz.db"))
@@ -111,6 +112,17 @@ func FuzzGetRun(f *testing.F) {
 		if err := s.CreateRun(context.Background(), &Run{ID: id}); err != nil {
 			f.Fatal(err)
 		}
+	}
+	withSuffix := func(p string) (out []string) {
+		if strings.ContainsAny(p, "*?[]\x00") || !utf8.ValidString(p) {
+			return nil
+		}
+		for _, id := range ids {
+			if strings.HasSuffix(id, p) {
+				out = append(out, id)
+			}
+		}
+		return out
 	}
 	withPrefix := func(p string) (out []string) {
 		for _, id := range ids {
@@ -132,6 +144,12 @@ func FuzzGetRun(f *testing.F) {
 			want = withPrefix(q)
 			if len(want) == 0 && strings.ToUpper(q) != q {
 				want = withPrefix(strings.ToUpper(q))
+			}
+			if len(want) == 0 {
+				want = withSuffix(q)
+			}
+			if len(want) == 0 && strings.ToUpper(q) != q {
+				want = withSuffix(strings.ToUpper(q))
 			}
 		}
 		switch len(want) {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // CreateRun records the start of a run, owned by this process. Empty fields get
@@ -148,8 +149,9 @@ func scanRun(sc scanner) (Run, error) {
 	return r, err
 }
 
-// GetRun returns the run with this id, or the only run whose id starts with it (ULIDs
-// may be given in lower case). It fails with ErrNotFound or ErrAmbiguous.
+// GetRun returns the run with this id, or the only run whose id starts with it, or
+// else the only one whose id ends with it (ULIDs may be given in lower case). It
+// fails with ErrNotFound or ErrAmbiguous.
 func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
 	db, err := s.reader()
 	if err != nil {
@@ -170,13 +172,21 @@ func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
 	if err == nil && len(runs) == 0 && strings.ToUpper(id) != id {
 		runs, err = runsWithPrefix(ctx, db, strings.ToUpper(id))
 	}
+	if err == nil && len(runs) == 0 {
+		// The time prefix of a ULID is shared by every run of a tree; its
+		// random tail is what people copy (deputy run -v shows it).
+		runs, err = runsWithSuffix(ctx, db, id)
+		if err == nil && len(runs) == 0 && strings.ToUpper(id) != id {
+			runs, err = runsWithSuffix(ctx, db, strings.ToUpper(id))
+		}
+	}
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("store: get run %s: %w", id, err)
 	case len(runs) == 0:
 		return nil, fmt.Errorf("store: run %s: %w", id, ErrNotFound)
 	case len(runs) > 1:
-		return nil, fmt.Errorf("store: run id prefix %s matches more than one run: %w", id, ErrAmbiguous)
+		return nil, fmt.Errorf("store: run id prefix or tail %s matches more than one run: %w", id, ErrAmbiguous)
 	}
 	return &runs[0], nil
 }
@@ -191,6 +201,16 @@ func runsWithPrefix(ctx context.Context, db *sql.DB, prefix string) ([]Run, erro
 		args = append(args, end)
 	}
 	return queryRuns(ctx, db, q+` ORDER BY id LIMIT 2`, args...)
+}
+
+// runsWithSuffix returns up to two runs whose id ends with suffix (case
+// matters, as in runsWithPrefix). It scans the ids, which a lookup by hand
+// can afford.
+func runsWithSuffix(ctx context.Context, db *sql.DB, suffix string) ([]Run, error) {
+	if strings.ContainsAny(suffix, "*?[]\x00") || !utf8.ValidString(suffix) {
+		return nil, nil // GLOB patterns are not ids; GLOB reads UTF-8
+	}
+	return queryRuns(ctx, db, `SELECT `+runColumns+` FROM runs WHERE id GLOB ? ORDER BY id LIMIT 2`, "*"+suffix)
 }
 
 // RunFilter selects runs for ListRuns. Zero fields do not filter.

@@ -140,6 +140,11 @@ func TestGetRunByPrefix(t *testing.T) {
 		{"", "", ErrNotFound},
 		{"%", "", ErrNotFound}, // no LIKE wildcards
 		{"\xff", "", ErrNotFound},
+		// The random tail of a ULID names it too.
+		{"00000C", "01HZY00000000000000000000C", nil},
+		{"00000c", "01HZY00000000000000000000C", nil},
+		{"id", "custom-id", nil},
+		{"*C", "", ErrNotFound}, // no GLOB patterns
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

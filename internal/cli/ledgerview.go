@@ -70,6 +70,10 @@ func getRun(ctx context.Context, st *store.Store, id string, lastOf ...store.Run
 	if strings.EqualFold(id, lastRun) {
 		return newestRun(ctx, st, lastOf)
 	}
+	// "writer#2A3YCB", as the progress views name runs, is the tail 2A3YCB.
+	if i := strings.LastIndex(id, "#"); i >= 0 {
+		id = id[i+1:]
+	}
 	r, err := st.GetRun(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

@@ -48,7 +48,7 @@ are kept when agent.subagent.persistence_enabled is true in config.yaml; those
 of call_agent and subquery runs always are.`,
 		Example: `  deputy replay --list
   deputy replay --list --limit 5 --json
-  deputy replay --id 01J9Z3
+  deputy replay --id 2A3YCB
   deputy replay --id last`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

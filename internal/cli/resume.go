@@ -41,8 +41,8 @@ The agent's current definition is used, with the run's recorded model and
 working directory. --retry-failed also continues a run that ended with an
 error, a timeout, a cancellation or a spent budget.`,
 		Example: `  deputy runs resume last
-  deputy runs resume 01J9Z3 --json
-  deputy runs resume 01J9Z3 --retry-failed`,
+  deputy runs resume 2A3YCB --json
+  deputy runs resume 2A3YCB --retry-failed`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return resumeRun(cmd, g, f, args[0]) },
 	}

@@ -23,11 +23,12 @@ func newRunsCmd(g *globalFlags) *cobra.Command {
 you started and each child it delegated to, with their messages, tool calls,
 token usage and timing. These commands read it back.
 
-A run id may be given as any unique prefix of it, in upper or lower case, or
-as "last" for the newest root run.`,
+A run id may be given whole, as any unique prefix or as its random tail (the
+last characters, as -v and the live view show them: lead#2A3YCB or 2A3YCB),
+in upper or lower case, or as "last" for the newest root run.`,
 		Example: `  deputy runs list
-  deputy runs show 01J9Z3
-  deputy runs tree 01J9Z3
+  deputy runs show 2A3YCB
+  deputy runs tree 2A3YCB
   deputy runs resume last`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -175,9 +176,9 @@ conversation in order: user and assistant messages, the tool calls the model
 asked for with their arguments, and the tool results (marked ERROR when the
 tool failed). The system prompt is not recorded. The run's direct children are
 listed at the end; 'deputy runs tree' shows the whole tree.`,
-		Example: `  deputy runs show 01J9Z3
+		Example: `  deputy runs show 2A3YCB
   deputy runs show last
-  deputy runs show 01J9Z3 --json | jq '.messages[] | select(.role == "tool")'`,
+  deputy runs show 2A3YCB --json | jq '.messages[] | select(.role == "tool")'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openLedger(cmd, g)
@@ -368,7 +369,7 @@ func printChildren(out io.Writer, children []runView) {
 	fmt.Fprintln(out, "\nchildren:")
 	tw := newTable(out)
 	for _, ch := range children {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d tokens\n", ch.ID, ch.Agent, ch.Kind, ch.Status, ch.Usage.Total())
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d tokens\t%s\n", ch.ID, ch.Agent, ch.Kind, ch.Status, ch.Usage.Total(), orDash(live.Excerpt(ch.Task, 50)))
 	}
 	tw.Flush()
 }
