@@ -40,7 +40,7 @@ parent id, depth, status, turns and tokens.
 
 --id prints one of them: its header, its conversation (messages, tool calls
 with arguments, tool results) and its place in the delegation tree, from the
-root down. Any run id or unique prefix works, root runs included; "last" is
+root down. Any run id, unique prefix or tail works, root runs included; "last" is
 the newest child run.
 
 The rows of every child run are always kept. The messages of subagent runs
@@ -68,7 +68,7 @@ of call_agent and subquery runs always are.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&f.list, "list", "l", false, "list stored sub-agent conversations, newest first")
-	fl.StringVarP(&f.id, "id", "i", "", "replay the conversation of this run (id, unique prefix, or \"last\")")
+	fl.StringVarP(&f.id, "id", "i", "", "replay the conversation of this run (id, unique prefix or tail, or \"last\")")
 	fl.IntVar(&f.limit, "limit", 20, "with --list, at most this many (0 = no limit)")
 	fl.BoolVar(&f.json, "json", false, "print JSON")
 	return cmd
