@@ -1,0 +1,199 @@
+// Package durable runs deputy's delegation trees on Temporal
+// (docs/durable.md). Each agent run is a workflow, each child a child
+// workflow, and each model call and tool call an activity. The workflow is
+// the turn loop in deterministic form: it decides only what comes next
+// from the results its activities recorded. Every rule of the engine —
+// the tools offered at a depth, the guard, the front doors and their
+// envelopes — applies inside the activities, through the engine's remote
+// steps (delegate.Engine.ModelStep and ToolStep).
+//
+// It is a module of its own so that the Temporal SDK stays out of the
+// default deputy binary; cmd/deputy-temporal is the binary that uses it.
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
+)
+
+// WorkflowName is the name AgentWorkflow is registered under.
+const WorkflowName = "deputy.AgentRun"
+
+// DefaultTaskQueue is the task queue workers poll when none is named.
+const DefaultTaskQueue = "deputy"
+
+// The activities' names.
+const (
+	ModelActivity = "deputy.ModelCall"
+	ToolActivity  = "deputy.ToolCall"
+)
+
+// ModelInput is the input of one model call.
+type ModelInput struct {
+	Spec     delegate.RunSpec `json:"spec"`
+	Messages []llm.Message    `json:"messages"`
+	// NoTools makes the call without tools (a subagent's summary call).
+	NoTools bool `json:"no_tools,omitempty"`
+}
+
+// ToolInput is the input of one tool call; Answer is set on the second
+// call of a delegation tool, with the child's envelope.
+type ToolInput struct {
+	Spec   delegate.RunSpec   `json:"spec"`
+	Call   llm.ToolCall       `json:"call"`
+	Answer *delegate.Envelope `json:"answer,omitempty"`
+}
+
+// retryPolicy repeats a failed model call as deputy's own retry does
+// (llm.RetryPolicy's defaults): four attempts, from 500ms doubling up to
+// 30s. The activity itself sets the delay a server's Retry-After asks for,
+// and marks errors that another attempt cannot fix as non-retryable.
+var retryPolicy = &temporal.RetryPolicy{
+	InitialInterval:    500 * time.Millisecond,
+	BackoffCoefficient: 2,
+	MaximumInterval:    30 * time.Second,
+	MaximumAttempts:    4,
+}
+
+// activityTimeout bounds one model or tool call when the run has no
+// timeout of its own.
+const activityTimeout = 10 * time.Minute
+
+// AgentWorkflow runs one agent run to its envelope: model call, tool calls
+// (a delegation tool's child as a child workflow), repeat, until a final
+// answer or the turn limit. A failure is an envelope, not a workflow error,
+// so a parent always gets an answer for its tool call.
+func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envelope, error) {
+	timeout := activityTimeout
+	if spec.Timeout > 0 {
+		timeout = spec.Timeout
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: timeout, RetryPolicy: retryPolicy})
+	start := workflow.Now(ctx)
+	env := &delegate.Envelope{RunID: spec.RunID, ParentID: spec.ParentID, Kind: spec.Kind, Label: spec.Label,
+		Model: spec.Model, Depth: spec.Depth, StartedAt: start, Status: delegate.StatusOK}
+	defer func() {
+		env.TreeUsage = env.Usage
+		for _, c := range env.Children {
+			env.TreeUsage = env.TreeUsage.Add(c.TreeUsage)
+		}
+		env.Duration = workflow.Now(ctx).Sub(start)
+		env.DurationMS = env.Duration.Milliseconds()
+	}()
+
+	maxTurns := spec.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = agent.DefaultMaxTurns
+	}
+	msgs := slices.Clone(spec.Messages)
+	for {
+		var resp llm.Response
+		if err := workflow.ExecuteActivity(ctx, ModelActivity, ModelInput{Spec: spec, Messages: msgs}).Get(ctx, &resp); err != nil {
+			return failed(env, err), nil
+		}
+		env.Turns++
+		env.Usage = env.Usage.Add(resp.Usage)
+		msg := resp.Message
+		msg.Role = llm.RoleAssistant
+		msgs = append(msgs, msg)
+		env.Output = msg.Content
+		if len(msg.ToolCalls) == 0 {
+			break
+		}
+		if env.Turns >= maxTurns {
+			// As the local loop does: close the calls, so that the
+			// conversation stays valid for a summary call.
+			for _, c := range msg.ToolCalls {
+				msgs = append(msgs, llm.ToolResultMessage(c, fmt.Sprintf("Tool call not run: the turn limit (%d) was reached", maxTurns), true))
+			}
+			env.Status, env.MaxTurnsReached = delegate.StatusMaxTurns, true
+			env.Error = (&agent.MaxTurnsError{Limit: maxTurns}).Error()
+			break
+		}
+		results := runCalls(ctx, spec, msg.ToolCalls, env)
+		for i, c := range msg.ToolCalls {
+			msgs = append(msgs, llm.ToolResultMessage(c, results[i].Content, results[i].IsError))
+		}
+	}
+	if spec.Summary != "" {
+		msgs = append(msgs, llm.UserMessage(spec.Summary))
+		var resp llm.Response
+		if err := workflow.ExecuteActivity(ctx, ModelActivity, ModelInput{Spec: spec, Messages: msgs, NoTools: true}).Get(ctx, &resp); err != nil {
+			return failed(env, err), nil
+		}
+		env.Usage = env.Usage.Add(resp.Usage)
+		env.Output = resp.Message.Content
+	}
+	return env, nil
+}
+
+// runCalls runs the tool calls of one response at once and returns their
+// results in call order. A delegation tool's first activity hands its
+// child over; the child runs as a child workflow (all children of the
+// response at once), and a second activity renders its envelope.
+func runCalls(ctx workflow.Context, spec delegate.RunSpec, calls []llm.ToolCall, env *delegate.Envelope) []tool.Result {
+	steps := make([]workflow.Future, len(calls))
+	for i, c := range calls {
+		steps[i] = workflow.ExecuteActivity(ctx, ToolActivity, ToolInput{Spec: spec, Call: c})
+	}
+	results := make([]tool.Result, len(calls))
+	children := make([]workflow.ChildWorkflowFuture, len(calls))
+	for i, f := range steps {
+		var out delegate.ToolOutcome
+		if err := f.Get(ctx, &out); err != nil {
+			results[i] = tool.Result{Content: "Error: " + err.Error(), IsError: true}
+			continue
+		}
+		if out.Child == nil {
+			results[i] = out.Result
+			continue
+		}
+		opts := workflow.ChildWorkflowOptions{WorkflowID: out.Child.RunID}
+		if out.Child.Timeout > 0 {
+			opts.WorkflowExecutionTimeout = out.Child.Timeout
+		}
+		children[i] = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), WorkflowName, *out.Child)
+	}
+	for i, cf := range children {
+		if cf == nil {
+			continue
+		}
+		var child delegate.Envelope
+		if err := cf.Get(ctx, &child); err != nil {
+			child = delegate.Envelope{RunID: calls[i].ID, Status: delegate.StatusError, Error: err.Error()}
+			if temporal.IsTimeoutError(err) {
+				child.Status = delegate.StatusTimeout
+			}
+		}
+		env.Children = append(env.Children, &child)
+		var out delegate.ToolOutcome
+		if err := workflow.ExecuteActivity(ctx, ToolActivity, ToolInput{Spec: spec, Call: calls[i], Answer: &child}).Get(ctx, &out); err != nil {
+			results[i] = tool.Result{Content: "Error: " + err.Error(), IsError: true}
+			continue
+		}
+		results[i] = out.Result
+	}
+	return results
+}
+
+func failed(env *delegate.Envelope, err error) *delegate.Envelope {
+	env.Status, env.Error = delegate.StatusError, err.Error()
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		env.Error = app.Error() // the provider's own message, without the activity's wrapping
+	}
+	if temporal.IsTimeoutError(err) {
+		env.Status = delegate.StatusTimeout
+	}
+	return env
+}

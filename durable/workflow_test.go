@@ -1,0 +1,202 @@
+package durable_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/durable"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
+)
+
+// The lead fans out to two workers; the first worker reads a file, then
+// answers. worker-b's first call is rate limited once (Retry-After 1s).
+const treeScript = `
+rules:
+  - name: lead
+    match: {system: "^LEAD", last_role: user}
+    reply:
+      usage: {input_tokens: 100, output_tokens: 10}
+      tool_calls:
+        - {name: call_agent, arguments: {agent: worker-a, task: "part A"}}
+        - {name: call_agent, arguments: {agent: worker-b, task: "part B"}}
+  - name: lead-merge
+    match: {system: "^LEAD", last_role: tool}
+    reply: {text: "{{ join .ToolResults \" | \" }}", usage: {input_tokens: 300, output_tokens: 20}}
+  - name: a-read
+    match: {system: "^WORKER A", last_role: user}
+    reply:
+      usage: {input_tokens: 10, output_tokens: 2}
+      tool_calls: [{name: read_file, arguments: {path: data.txt}}]
+  - name: a-answer
+    match: {system: "^WORKER A", last_role: tool}
+    reply: {text: "A read {{ join .ToolResults \"\" }}", usage: {input_tokens: 20, output_tokens: 3}}
+  - name: b-limited
+    match: {system: "^WORKER B"}
+    fault: rate_limit
+    retry_after: 1
+    times: 1
+  - name: b-answer
+    match: {system: "^WORKER B"}
+    reply: {text: "B done", usage: {input_tokens: 7, output_tokens: 1}}
+`
+
+type models struct{ p llm.Provider }
+
+func (m models) ForModel(s string) (llm.Provider, llm.ModelRef, error) {
+	ref, err := llm.ParseModel(s)
+	return m.p, ref, err
+}
+
+// countingProvider counts model calls per system prompt's first word pair.
+type countingProvider struct {
+	llm.Provider
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (p *countingProvider) Generate(ctx context.Context, req *llm.Request, on llm.StreamFunc) (*llm.Response, error) {
+	p.mu.Lock()
+	p.calls[req.System]++
+	p.mu.Unlock()
+	return p.Provider.Generate(ctx, req, on)
+}
+
+func newEngine(t *testing.T) (*delegate.Engine, *countingProvider, *config.Agent) {
+	t.Helper()
+	return newEngineWith(t, treeScript)
+}
+
+func newEngineWith(t *testing.T, script string) (*delegate.Engine, *countingProvider, *config.Agent) {
+	t.Helper()
+	s, err := llmtest.ParseScript([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov := &countingProvider{Provider: llmtest.NewProvider(s), calls: map[string]int{}}
+	def := func(name, prompt string, tools []string, subs ...string) *config.Agent {
+		return &config.Agent{Name: name, Model: "script/test", SystemPrompt: prompt, Tools: tools,
+			SubAgents: subs, SubAgentsConfig: config.DefaultSubAgentsConfig()}
+	}
+	lead := def("lead", "LEAD", []string{}, "worker-a", "worker-b")
+	eng := &delegate.Engine{
+		Agents: config.NewAgentSet(lead, def("worker-a", "WORKER A", []string{"read_file"}), def("worker-b", "WORKER B", []string{})),
+		Models: models{prov},
+		Tools:  func(workdir string) *tool.Registry { return builtin.New(builtin.Options{Workdir: workdir}) },
+	}
+	return eng, prov, lead
+}
+
+func TestTreeAsWorkflowsMatchesALocalRun(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "data.txt", "DATA")
+
+	// Locally, without the rate limit: the answer a retry should reach.
+	local, _, lead := newEngineWith(t, noRateLimit(treeScript))
+	want := local.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if !want.OK() {
+		t.Fatalf("local run: %+v", want)
+	}
+
+	eng, prov, lead := newEngine(t)
+	spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := quietSuite().NewTestWorkflowEnvironment()
+	durable.Register(env, eng)
+	env.ExecuteWorkflow(durable.WorkflowName, spec)
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, err %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	var got delegate.Envelope
+	if err := env.GetWorkflowResult(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != delegate.StatusOK || got.Output != want.Output || !strings.HasSuffix(got.Output, " | B done") {
+		t.Errorf("workflow answer %q (%s), local %q", got.Output, got.Status, want.Output)
+	}
+	if got.TreeUsage != want.TreeUsage || got.Turns != want.Turns || len(got.Children) != 2 {
+		t.Errorf("workflow usage %+v turns %d children %d; local %+v turns %d", got.TreeUsage, got.Turns, len(got.Children), want.TreeUsage, want.Turns)
+	}
+	for _, c := range got.Children {
+		if c.Depth != 1 || c.ParentID != spec.RunID || c.Kind != delegate.KindCallAgent || c.Status != delegate.StatusOK {
+			t.Errorf("child %+v", c)
+		}
+	}
+	// worker-b's rate-limited call was retried by Temporal: two calls, one
+	// answer. Every other call was made once.
+	if n := prov.calls["WORKER B"]; n != 2 {
+		t.Errorf("worker-b made %d model calls, want 2 (one rate limited, one retry)", n)
+	}
+	if n := prov.calls["WORKER A"]; n != 2 {
+		t.Errorf("worker-a made %d model calls, want 2", n)
+	}
+}
+
+func TestUnfixableErrorIsNotRetried(t *testing.T) {
+	// worker-b's key is refused: another attempt cannot help, so Temporal
+	// makes none, and the lead gets the failure as its tool result.
+	script := strings.Replace(noRateLimit(treeScript), "  - name: b-answer", "  - name: b-refused\n    match: {system: \"^WORKER B\"}\n    fault: auth\n  - name: b-answer", 1)
+	eng, prov, lead := newEngineWith(t, script)
+	dir := t.TempDir()
+	writeFile(t, dir, "data.txt", "DATA")
+	spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := quietSuite().NewTestWorkflowEnvironment()
+	durable.Register(env, eng)
+	env.ExecuteWorkflow(durable.WorkflowName, spec)
+	var got delegate.Envelope
+	if err := env.GetWorkflowResult(&got); err != nil {
+		t.Fatal(err)
+	}
+	if n := prov.calls["WORKER B"]; n != 1 {
+		t.Errorf("worker-b made %d model calls, want 1", n)
+	}
+	if got.Status != delegate.StatusOK || !strings.Contains(got.Output, `sub-agent "worker-b" failed`) || !strings.Contains(got.Output, "authentication") {
+		t.Errorf("lead: %s %q", got.Status, got.Output)
+	}
+	var b *delegate.Envelope
+	for _, c := range got.Children {
+		if c.Label == "worker-b" {
+			b = c
+		}
+	}
+	if b == nil || b.Status != delegate.StatusError {
+		t.Errorf("worker-b's envelope: %+v", b)
+	}
+}
+
+// noRateLimit drops the rule that rate-limits worker-b once.
+func noRateLimit(script string) string {
+	i := strings.Index(script, "  - name: b-limited")
+	j := strings.Index(script, "  - name: b-answer")
+	return script[:i] + script[j:]
+}
+
+func quietSuite() *testsuite.WorkflowTestSuite {
+	s := &testsuite.WorkflowTestSuite{}
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	return s
+}
+
+func writeFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
