@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"errors"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -21,6 +22,7 @@ type Activities struct {
 
 // ModelCall makes one model call.
 func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (*llm.Response, error) {
+	defer heartbeat(ctx)()
 	resp, err := a.Engine.ModelStep(ctx, in.Spec, in.Messages, in.NoTools)
 	if err != nil {
 		return nil, retryable(ctx, err)
@@ -30,6 +32,7 @@ func (a *Activities) ModelCall(ctx context.Context, in ModelInput) (*llm.Respons
 
 // ToolCall runs one tool call, or hands a delegation tool's child over.
 func (a *Activities) ToolCall(ctx context.Context, in ToolInput) (delegate.ToolOutcome, error) {
+	defer heartbeat(ctx)()
 	out, err := a.Engine.ToolStep(ctx, in.Spec, in.Call, in.Answer)
 	if err != nil {
 		return out, retryable(ctx, err)
@@ -61,4 +64,30 @@ func retryable(ctx context.Context, err error) error {
 		opts.NextRetryDelay = max(le.RetryAfter, llm.RetryPolicy{}.Backoff(attempt, 0))
 	}
 	return temporal.NewApplicationErrorWithOptions(err.Error(), le.Kind.String(), opts)
+}
+
+// heartbeat tells Temporal the activity's worker is alive while a call
+// runs, so that a call on a worker that died is retried elsewhere after
+// HeartbeatTimeout instead of after the call's whole time limit. It
+// returns the function that stops it.
+func heartbeat(ctx context.Context) func() {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(HeartbeatTimeout / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
 }

@@ -2,29 +2,33 @@ package durable
 
 import (
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/deputyhq/deputy/delegate"
 )
 
-// Registry is where a worker (or a test environment, or a replayer)
-// registers deputy's workflow and activities.
-type Registry interface {
+// WorkflowRegistry is where AgentWorkflow is registered: a worker, a test
+// environment or a replayer.
+type WorkflowRegistry interface {
 	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
+}
+
+// Registry is a worker or a test environment: workflows and activities.
+type Registry interface {
+	WorkflowRegistry
 	RegisterActivityWithOptions(a interface{}, options activity.RegisterOptions)
 }
 
-// Register registers AgentWorkflow and, when eng is not nil, the
-// activities that run its calls with eng.
-func Register(r Registry, eng *delegate.Engine) {
+// RegisterWorkflow registers AgentWorkflow under WorkflowName.
+func RegisterWorkflow(r WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(AgentWorkflow, workflow.RegisterOptions{Name: WorkflowName})
-	if eng == nil {
-		return
-	}
+}
+
+// Register registers AgentWorkflow and the activities that make its calls
+// with eng.
+func Register(r Registry, eng *delegate.Engine) {
+	RegisterWorkflow(r)
 	a := &Activities{Engine: eng}
 	r.RegisterActivityWithOptions(a.ModelCall, activity.RegisterOptions{Name: ModelActivity})
 	r.RegisterActivityWithOptions(a.ToolCall, activity.RegisterOptions{Name: ToolActivity})
 }
-
-var _ Registry = worker.Worker(nil)

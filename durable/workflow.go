@@ -69,6 +69,10 @@ var retryPolicy = &temporal.RetryPolicy{
 // timeout of its own.
 const activityTimeout = 10 * time.Minute
 
+// HeartbeatTimeout is how long a call may go without its worker's
+// heartbeat before Temporal gives it to another worker.
+const HeartbeatTimeout = 10 * time.Second
+
 // AgentWorkflow runs one agent run to its envelope: model call, tool calls
 // (a delegation tool's child as a child workflow), repeat, until a final
 // answer or the turn limit. A failure is an envelope, not a workflow error,
@@ -78,7 +82,8 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 	if spec.Timeout > 0 {
 		timeout = spec.Timeout
 	}
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: timeout, RetryPolicy: retryPolicy})
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: timeout,
+		HeartbeatTimeout: HeartbeatTimeout, RetryPolicy: retryPolicy})
 	start := workflow.Now(ctx)
 	env := &delegate.Envelope{RunID: spec.RunID, ParentID: spec.ParentID, Kind: spec.Kind, Label: spec.Label,
 		Model: spec.Model, Depth: spec.Depth, StartedAt: start, Status: delegate.StatusOK}

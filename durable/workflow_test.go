@@ -141,6 +141,13 @@ func TestTreeAsWorkflowsMatchesALocalRun(t *testing.T) {
 	if n := prov.calls["WORKER B"]; n != 2 {
 		t.Errorf("worker-b made %d model calls, want 2 (one rate limited, one retry)", n)
 	}
+	// The retry waited what the server's Retry-After asked for (1s, on the
+	// test environment's clock).
+	for _, c := range got.Children {
+		if c.Label == "worker-b" && c.DurationMS < 1000 {
+			t.Errorf("worker-b took %dms: the retry did not wait for Retry-After", c.DurationMS)
+		}
+	}
 	if n := prov.calls["WORKER A"]; n != 2 {
 		t.Errorf("worker-a made %d model calls, want 2", n)
 	}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/durable"
+	"github.com/deputyhq/deputy/llm/llmtest"
+)
+
+// The integration test runs the real thing: the Temporal CLI's dev server
+// on 127.0.0.1, two deputy-temporal workers (this test binary, re-executed)
+// and the fake LLM server. It kills one worker mid-tree and checks that the
+// tree finishes on the other, that no child that had finished was asked
+// again, and that the root workflow's history replays against this code.
+//
+// It needs the temporal command (go install
+// github.com/temporalio/cli/cmd/temporal@v1.5.1; .ci/run does): found on
+// PATH or named by $TEMPORAL_CLI. Without it the test is skipped.
+
+func TestMain(m *testing.M) {
+	if os.Getenv("DEPUTY_TEMPORAL_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestTreeSurvivesAKilledWorker(t *testing.T) {
+	cli := os.Getenv("TEMPORAL_CLI")
+	if cli == "" {
+		cli, _ = exec.LookPath("temporal")
+	}
+	if cli == "" {
+		t.Skip("no temporal command (TEMPORAL_CLI or PATH): install github.com/temporalio/cli/cmd/temporal@v1.5.1")
+	}
+	hostPort := startDevServer(t, cli)
+
+	dir := t.TempDir()
+	for _, f := range []string{"lead.toml", "worker.toml"} {
+		copyFile(t, filepath.Join("testdata", f), filepath.Join(dir, ".deputy", "agents", f))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data.txt"), []byte("DATA"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("testdata", "fake.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := llmtest.ParseScript(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, err := llmtest.NewServer(script, llmtest.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	env := append(os.Environ(), "DEPUTY_TEMPORAL_MAIN=1", "HOME="+filepath.Join(dir, "home"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"), "XDG_DATA_HOME="+filepath.Join(dir, "home", "data"),
+		"DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "OPENAI_BASE_URL="+fake.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+		cmd := exec.Command(self, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd, &stdout, &stderr
+	}
+	queue := "it-" + fmt.Sprint(time.Now().UnixNano())
+	w1, _, _ := start("worker", "--temporal", hostPort, "--task-queue", queue)
+	start("worker", "--temporal", hostPort, "--task-queue", queue)
+	run, stdout, stderr := start("run", "--temporal", hostPort, "--task-queue", queue, "--json", "lead", "do the job")
+
+	// Kill worker 1 once the tree is well under way.
+	waitRequests(t, fake, 12)
+	if err := w1.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := len(fake.Requests())
+	cl, err := client.Dial(client.Options{HostPort: hostPort, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	finished := finishedTasks(t, cl)
+	t.Logf("worker 1 killed after %d requests; %d children had finished", killedAt, len(finished))
+
+	done := make(chan error, 1)
+	go func() { done <- run.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the tree did not finish on the remaining worker\n%s", stderr.String())
+	}
+	var got delegate.Envelope
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if got.Status != delegate.StatusOK || strings.Count(got.Output, "done part") != 16 || len(got.Children) != 16 {
+		t.Errorf("root: %s, %d children, output %q", got.Status, len(got.Children), got.Output)
+	}
+	for _, r := range fake.Requests()[killedAt:] {
+		if p := r.Parsed; p != nil && strings.HasPrefix(p.System, "WORKER") && finished[p.Messages[0].Content] {
+			t.Errorf("child %q had finished before the kill but was asked again", p.Messages[0].Content)
+		}
+	}
+
+	// The root workflow's real history replays against this code: the
+	// workflow is deterministic.
+	iter := cl.GetWorkflowHistory(context.Background(), got.RunID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	hist, err := historyOf(iter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayer := worker.NewWorkflowReplayer()
+	durable.RegisterWorkflow(replayer)
+	if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
+		t.Errorf("replaying the root's history: %v", err)
+	}
+	if path := os.Getenv("DEPUTY_WRITE_HISTORY"); path != "" {
+		writeHistory(t, path, hist)
+	}
+}
+
+// finishedTasks asks Temporal which child runs have completed, and returns
+// their tasks.
+func finishedTasks(t *testing.T, cl client.Client) map[string]bool {
+	t.Helper()
+	ctx := context.Background()
+	resp, err := cl.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		Query: "WorkflowType = '" + durable.WorkflowName + "' AND ExecutionStatus = 'Completed'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, ex := range resp.Executions {
+		iter := cl.GetWorkflowHistory(ctx, ex.Execution.WorkflowId, ex.Execution.RunId, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spec delegate.RunSpec
+		payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
+		if len(payloads) == 0 || json.Unmarshal(payloads[0].GetData(), &spec) != nil {
+			t.Fatalf("workflow %s: no RunSpec input", ex.Execution.WorkflowId)
+		}
+		if spec.ParentID != "" {
+			out[spec.Task] = true
+		}
+	}
+	return out
+}
+
+func startDevServer(t *testing.T, cli string) string {
+	t.Helper()
+	port, uiPort := freePort(t), freePort(t)
+	cmd := exec.Command(cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
+		"--http-port", fmt.Sprint(uiPort), "--log-level", "error")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	hostPort := fmt.Sprintf("127.0.0.1:%d", port)
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		cl, err := client.Dial(client.Options{HostPort: hostPort, Logger: quietLogger()})
+		if err == nil {
+			_, err = cl.CheckHealth(context.Background(), &client.CheckHealthRequest{})
+			cl.Close()
+			if err == nil {
+				return hostPort
+			}
+		}
+	}
+	t.Fatalf("the Temporal dev server did not come up:\n%s", out.String())
+	return ""
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitRequests(t *testing.T, srv *llmtest.Server, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if len(srv.Requests()) >= n {
+			return
+		}
+	}
+	t.Fatalf("the fake received %d requests, not %d", len(srv.Requests()), n)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func historyOf(iter client.HistoryEventIterator) (*historypb.History, error) {
+	h := &historypb.History{}
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			return nil, err
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return h, nil
+}
+
+// writeHistory saves a history as JSON, for the replayer test of package
+// durable (DEPUTY_WRITE_HISTORY=path).
+func writeHistory(t *testing.T, path string, h *historypb.History) {
+	t.Helper()
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
