@@ -1,3 +1,5 @@
+//go:build temporal
+
 package durable
 
 import (

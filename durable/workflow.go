@@ -1,3 +1,5 @@
+//go:build temporal
+
 // Package durable runs deputy's delegation trees on Temporal
 // (docs/durable.md). Each agent run is a workflow, each child a child
 // workflow, and each model call and tool call an activity. The workflow is
@@ -7,8 +9,9 @@
 // envelopes — applies inside the activities, through the engine's remote
 // steps (delegate.Engine.ModelStep and ToolStep).
 //
-// It is a module of its own so that the Temporal SDK stays out of the
-// default deputy binary; cmd/deputy-temporal is the binary that uses it.
+// It builds only with the build tag temporal, so that the Temporal SDK
+// stays out of the deputy binary; cmd/deputy-temporal is the binary that
+// uses it (go build -tags temporal ./cmd/deputy-temporal).
 package durable
 
 import (

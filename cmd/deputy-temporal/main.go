@@ -1,3 +1,5 @@
+//go:build temporal
+
 // Command deputy-temporal runs deputy's delegation trees on Temporal
 // (docs/durable.md): 'worker' runs workers, 'run' submits a root run. It is
 // a binary of its own so that the Temporal SDK stays out of deputy's.
