@@ -1,14 +1,17 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,6 +32,10 @@ func TestMain(m *testing.M) {
 		serveTestServer()
 		return
 	}
+	if os.Getenv("DEPUTY_MCP_TEST_HOLDER") != "" {
+		holdServer()
+		return
+	}
 	os.Exit(m.Run())
 }
 
@@ -44,6 +51,61 @@ func serveTestServer() {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("alive in pid %d", os.Getpid())}}}, nil, nil
 		})
 	_ = s.Run(context.Background(), &sdk.StdioTransport{})
+}
+
+// holdServer starts the server described by the environment, says so on
+// stdout, and waits to be killed.
+func holdServer() {
+	cfg := config.MCPServer{Name: "held", Transport: config.MCPStdio, Command: "node",
+		Args: []string{os.Getenv("DEPUTY_MCP_TEST_SCRIPT")}, Env: map[string]string{mcptest.TagVar: os.Getenv("DEPUTY_MCP_TEST_HOLD_TAG")}}
+	m := mcp.NewManager([]config.MCPServer{cfg})
+	a := &config.Agent{Name: "a"}
+	if len(m.AgentTools(a)) < 2 {
+		fmt.Println("no tools")
+		os.Exit(1)
+	}
+	fmt.Println("started")
+	select {}
+}
+
+// A server does not outlive deputy even when deputy is killed outright.
+func TestNoOrphanWhenDeputyIsKilled(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc to find processes")
+	}
+	dir := mcptest.Require(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := mcptest.Tag(t)
+	holder := exec.Command(exe)
+	holder.Env = append(os.Environ(), "DEPUTY_MCP_TEST_HOLDER=1", "DEPUTY_MCP_TEST_HOLD_TAG="+tag,
+		"DEPUTY_MCP_TEST_SCRIPT="+mcptest.Script(dir, "server-everything"))
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "started\n" {
+		_ = holder.Process.Kill()
+		t.Fatalf("holder said %q", line)
+	}
+	if procs, _ := mcptest.Processes(tag); len(procs) != 1 {
+		t.Fatalf("want the server running, have %v", procs)
+	}
+	_ = holder.Process.Kill()
+	_ = holder.Wait()
+	var procs []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if procs, _ = mcptest.Processes(tag); len(procs) == 0 {
+			return
+		}
+	}
+	t.Errorf("the server outlived its killed parent: %v", procs)
 }
 
 type scriptModels struct{ p llm.Provider }

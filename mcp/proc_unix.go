@@ -8,9 +8,11 @@ import (
 )
 
 // ownGroup starts the server in a process group of its own, so that
-// killGroup reaches the processes it starts (npx runs node as a child).
+// killGroup reaches the processes it starts (npx runs node as a child),
+// and, where the system allows, has it killed should deputy die first.
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // killGroup kills what is left of the server's process group.

@@ -77,22 +77,24 @@ func unknownAgentError(w *cliWorkspace, name string) error {
 
 // agentDetail is the resolved definition 'agents show' prints.
 type agentDetail struct {
-	Name            string          `json:"name"`
-	Description     string          `json:"description"`
-	Source          string          `json:"source"`
-	Path            string          `json:"path"`
-	Shadows         []agentRef      `json:"shadows"`
-	Model           string          `json:"model"`
-	SystemPrompt    string          `json:"system_prompt"`
-	Skill           *skillView      `json:"skill"`
-	Files           []string        `json:"files"`
-	Workdir         string          `json:"workdir"`
-	WorkdirResolved string          `json:"workdir_resolved"`
-	SubAgents       []string        `json:"sub_agents"`
-	SubAgentsConfig subAgentsView   `json:"sub_agents_config"`
-	Params          paramsView      `json:"params"`
-	Tools           []string        `json:"tools"`
-	ToolsDefault    bool            `json:"tools_default"`
+	Name            string        `json:"name"`
+	Description     string        `json:"description"`
+	Source          string        `json:"source"`
+	Path            string        `json:"path"`
+	Shadows         []agentRef    `json:"shadows"`
+	Model           string        `json:"model"`
+	SystemPrompt    string        `json:"system_prompt"`
+	Skill           *skillView    `json:"skill"`
+	Files           []string      `json:"files"`
+	Workdir         string        `json:"workdir"`
+	WorkdirResolved string        `json:"workdir_resolved"`
+	SubAgents       []string      `json:"sub_agents"`
+	SubAgentsConfig subAgentsView `json:"sub_agents_config"`
+	Params          paramsView    `json:"params"`
+	Tools           []string      `json:"tools"`
+	ToolsDefault    bool          `json:"tools_default"`
+	// MCPServers are the MCP servers the agent declares (see docs/mcp.md).
+	MCPServers      []string        `json:"mcp_servers,omitempty"`
 	MaxTurns        int             `json:"max_turns"`
 	MaxTurnsDefault bool            `json:"max_turns_default"`
 	Diagnostics     []diagnosticRow `json:"diagnostics"`
@@ -138,6 +140,13 @@ func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
 	}
 	if a.MaxTurns == 0 {
 		d.MaxTurns, d.MaxTurnsDefault = w.Settings.MaxTurns, true
+	}
+	for _, m := range a.MCPServers {
+		desc := m.Name + " (" + m.Transport + ")"
+		if m.Ref {
+			desc = m.Name + " (configured elsewhere)"
+		}
+		d.MCPServers = append(d.MCPServers, desc)
 	}
 	return d
 }
@@ -191,6 +200,9 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 		tools = "(none)"
 	}
 	row("tools", tools)
+	if len(d.MCPServers) > 0 {
+		row("mcp_servers", strings.Join(d.MCPServers, ", "))
+	}
 	row("sub_agents", orDash(strings.Join(d.SubAgents, ", ")))
 	row("sub_agents_config", fmt.Sprintf("max_depth %d, parallel %v, timeout %ds",
 		d.SubAgentsConfig.MaxDepth, d.SubAgentsConfig.Parallel, d.SubAgentsConfig.TimeoutSeconds))
