@@ -16,6 +16,7 @@ import (
 // a person sees it while the run works.
 //
 //	term start ARGS...   run `deputy ARGS...`; stdout to term.stdout
+//	                     (-tty first: stdout on the terminal too)
 //	term wait REGEX      wait (30s at most) until the screen matches; the
 //	                     screen is then in the file "screen"
 //	term keys KEY...     type keys (tmux send-keys names: Down, x, C-c)
@@ -40,11 +41,16 @@ func cmdTerm(ts *testscript.TestScript, neg bool, args []string) {
 			"OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY", "OLLAMA_HOST"} {
 			env = append(env, "-e", k+"="+ts.Getenv(k))
 		}
-		quoted := make([]string, len(args)-1)
-		for i, a := range args[1:] {
+		args = args[1:]
+		redirect := " >term.stdout"
+		if len(args) > 0 && args[0] == "-tty" {
+			args, redirect = args[1:], ""
+		}
+		quoted := make([]string, len(args))
+		for i, a := range args {
 			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
-		shell := "deputy " + strings.Join(quoted, " ") + " >term.stdout; echo $? >term.exit.tmp; mv term.exit.tmp term.exit; sleep 600"
+		shell := "deputy " + strings.Join(quoted, " ") + redirect + "; echo $? >term.exit.tmp; mv term.exit.tmp term.exit; sleep 600"
 		a := append([]string{"new-session", "-d", "-x", "120", "-y", "40", "-c", ts.MkAbs(".")}, env...)
 		a = append(a, "-e", "TERM=xterm-256color", "-e", "NO_COLOR=", "sh", "-c", shell)
 		tmux(a...)

@@ -27,6 +27,7 @@ type chatFlags struct {
 	session   string
 	subagents bool
 	verbose   bool
+	progress  string
 }
 
 const chatHelp = `Commands:
@@ -65,7 +66,8 @@ The conversation is stored as a session in the ledger; resume it later with
 	fl.StringVar(&f.workdir, "workdir", "", "working directory (default: the agent's workdir, else the current directory)")
 	fl.StringVar(&f.session, "session", "", "resume this session (default: start a new one)")
 	fl.BoolVar(&f.subagents, "subagents", false, "start with the subagent tool on (toggle with /subagents on|off)")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
+	fl.StringVar(&f.progress, "progress", progressAuto, "how delegated work shows on stderr while children run: auto (the live tree on a terminal), live, plain (as -v), none")
 	return cmd
 }
 
@@ -83,6 +85,9 @@ type lineReader struct {
 	in  *bufio.Reader
 	out io.Writer
 }
+
+// Close does nothing: the reader does not own its input.
+func (r *lineReader) Close() error { return nil }
 
 func (r *lineReader) readLine(prompt string) (string, error) {
 	r.mu.Lock()
@@ -130,7 +135,12 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 		}
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	lines := &lineReader{in: bufio.NewReader(cmd.InOrStdin()), out: out}
+	mode, err := progressMode(f.progress, f.verbose, errOut)
+	if err != nil {
+		return err
+	}
+	lines := newChatInput(cmd.InOrStdin(), out)
+	defer lines.Close()
 	w.AskUser = lines.ask
 	workdir := a.ResolveWorkdir(w.Dir)
 	if f.workdir != "" {
@@ -163,11 +173,24 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	} else {
 		session = "chat-" + store.NewID()
 	}
-	var listeners []delegate.Listener
-	if f.verbose {
+	// Each turn shows through its own chatTurn; the engine's listener
+	// forwards to the current one.
+	var turnMu sync.Mutex
+	var turn *chatTurn
+	listeners := []delegate.Listener{func(ev delegate.Event) {
+		turnMu.Lock()
+		t := turn
+		turnMu.Unlock()
+		if t != nil {
+			t.listen(ev)
+		}
+	}}
+	if mode == progressPlain {
 		listeners = append(listeners, live.NewPlain(errOut).Listen)
 	}
-	engine := w.Engine(ledger, listeners...)
+	stderrFile, _ := errOut.(*os.File)
+	var engine *delegate.Engine
+	engine = w.Engine(ledger, listeners...)
 	subagents := f.subagents || hasTool(a, delegate.ToolSubagent)
 	fmt.Fprintf(errOut, "Chatting with %s. /help for commands, /exit to leave.\n", a.Name)
 
@@ -178,6 +201,9 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 
 	for {
 		line, err := lines.readLine("> ")
+		if errors.Is(err, errLineInterrupted) {
+			continue
+		}
 		if err != nil {
 			fmt.Fprintln(out)
 			return nil // EOF: leave quietly
@@ -221,9 +247,14 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 			}
 		}()
 		sub := subagents
+		t := &chatTurn{out: out, live: mode == progressLive && stderrFile != nil, stderr: stderrFile, tree: live.NewTree(),
+			cancel: engine.Cancel, interrupt: cancel}
+		turnMu.Lock()
+		turn = t
+		turnMu.Unlock()
 		env := engine.Run(turnCtx, delegate.RunRequest{Agent: a, Task: line, History: history, Model: f.model,
-			Workdir: workdir, SessionID: session, Subagents: &sub,
-			OnText: func(s string) { fmt.Fprint(out, s) }})
+			Workdir: workdir, SessionID: session, Subagents: &sub, OnText: t.text})
+		t.end()
 		close(done)
 		cancel()
 		fmt.Fprintln(out)

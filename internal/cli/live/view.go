@@ -24,6 +24,13 @@ type Options struct {
 	// Input is where keys come from; nil reads the terminal (stdin, or
 	// /dev/tty when stdin is redirected).
 	Input io.Reader
+	// Vanish leaves nothing on the terminal when the view stops (chat,
+	// whose answer goes on below); otherwise the root's row and the totals
+	// stay.
+	Vanish bool
+	// Tree is the tree to show, when the caller feeds one already; nil
+	// starts an empty one (View.Tree).
+	Tree *Tree
 }
 
 // View is the live tree on a terminal. Its Tree is the listener to add to
@@ -38,7 +45,10 @@ type View struct {
 
 // Start shows the view on out (stderr) until Stop.
 func Start(ctx context.Context, out *os.File, opts Options) *View {
-	v := &View{Tree: NewTree(), done: make(chan struct{})}
+	v := &View{Tree: opts.Tree, done: make(chan struct{})}
+	if v.Tree == nil {
+		v.Tree = NewTree()
+	}
 	m := &model{tree: v.Tree, opts: opts}
 	popts := []tea.ProgramOption{tea.WithOutput(out), tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if opts.Input != nil {
@@ -156,6 +166,9 @@ func (m *model) move(dir int) {
 }
 
 func (m *model) View() tea.View {
+	if m.stopping && m.opts.Vanish {
+		return tea.NewView("")
+	}
 	if m.stopping {
 		// The final frame stays on the terminal: the collapsed tree.
 		text, _ := Render(m.snap, Layout{Width: m.width, Height: m.height, Now: time.Now(), Final: true})
