@@ -39,6 +39,7 @@ type Settings struct {
 	ResponseTimeout time.Duration
 	Fetch           FetchSettings
 	Terminal        TerminalSettings
+	Permissions     PermissionSettings
 	Limits          LimitSettings
 	Store           StoreSettings
 	Agent           AgentSettings
@@ -80,6 +81,19 @@ type TerminalSettings struct {
 	WritePaths []string
 	// Sandbox confines commands (Landlock); false runs them unconfined.
 	Sandbox bool
+}
+
+// PermissionSettings are the grant of every run: what any agent of the
+// tree may use. A nil list permits everything (the default).
+type PermissionSettings struct {
+	// Tools are the only tools agents may have; DenyTools are refused
+	// whatever Tools says.
+	Tools     []string
+	DenyTools []string
+	// Paths are the directories runs may work in.
+	Paths []string
+	// Hosts are the hosts fetch may reach.
+	Hosts []string
 }
 
 // LimitSettings bound what enters a run. Zero means the default.

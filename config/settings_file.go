@@ -26,6 +26,7 @@ type settingsFile struct {
 	ResponseTimeout   *duration                `yaml:"response_timeout"`
 	Fetch             *fetchFile               `yaml:"fetch"`
 	Terminal          *terminalFile            `yaml:"terminal"`
+	Permissions       *permissionsFile         `yaml:"permissions"`
 	Limits            *limitsFile              `yaml:"limits"`
 	Store             *storeFile               `yaml:"store"`
 	Agent             *agentFile               `yaml:"agent"`
@@ -67,6 +68,13 @@ type terminalFile struct {
 	ReadPaths  *[]string `yaml:"read_paths"`
 	WritePaths *[]string `yaml:"write_paths"`
 	Sandbox    *bool     `yaml:"sandbox"`
+}
+
+type permissionsFile struct {
+	Tools     *[]string `yaml:"tools"`
+	DenyTools *[]string `yaml:"deny_tools"`
+	Paths     *[]string `yaml:"paths"`
+	Hosts     *[]string `yaml:"hosts"`
 }
 
 type limitsFile struct {

@@ -198,6 +198,19 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		setBool(&s.Terminal.Network, t.Network)
 		setBool(&s.Terminal.Sandbox, t.Sandbox)
 	}
+	if p := f.Permissions; p != nil {
+		set := func(dst *[]string, v *[]string) {
+			if v != nil {
+				*dst = append([]string{}, *v...)
+			}
+		}
+		set(&s.Permissions.Tools, p.Tools)
+		set(&s.Permissions.DenyTools, p.DenyTools)
+		set(&s.Permissions.Hosts, p.Hosts)
+		if p.Paths != nil {
+			s.Permissions.Paths = expandPaths(*p.Paths)
+		}
+	}
 	if l := f.Limits; l != nil {
 		setInt(&s.Limits.StdinMaxBytes, l.StdinMaxBytes)
 		setInt(&s.Limits.ToolOutputMaxBytes, l.ToolOutputMaxBytes)

@@ -75,6 +75,9 @@ type Engine struct {
 	Agents Agents
 	Models Models
 	Tools  Tools
+	// Grant is what the user permits every agent of a run (tools, working
+	// directories, hosts); nil permits everything.
+	Grant *Grant
 	// External adds tools from outside deputy (MCP servers') to the agents
 	// that may use them; nil adds none.
 	External ToolSource

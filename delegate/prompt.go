@@ -59,6 +59,9 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 // agentRun describes a run of a defined agent (the root, or a call_agent
 // child): its own system prompt, skill and files, then the task.
 func (e *Engine) agentRun(a *config.Agent, kind Kind, model, workdir, task, taskContext string, history []llm.Message) (run, error) {
+	if err := e.Grant.workdirError(a, workdir); err != nil {
+		return run{}, err
+	}
 	base, err := e.baseTools(a, workdir)
 	if err != nil {
 		return run{}, err

@@ -22,19 +22,25 @@ func (e *Engine) toolsFor(s *Scope, r run) *tool.Registry {
 			_ = reg.Add(t) // names in a registry are already unique and valid
 		}
 	}
-	if a := r.agent; a != nil && len(a.SubAgents) > 0 && s.Depth < callAgentMaxDepth(a) {
+	if a := r.agent; a != nil && len(a.SubAgents) > 0 && s.Depth < callAgentMaxDepth(a) && e.Grant.AllowsTool(ToolCallAgent) {
 		_ = reg.Add(e.callAgentTool(a))
 	}
-	if r.subagentOn && s.Depth < e.subagentMaxDepth() {
+	if r.subagentOn && s.Depth < e.subagentMaxDepth() && e.Grant.AllowsTool(ToolSubagent) {
 		_ = reg.Add(&subagentTool{e: e})
 	}
 	if s.tree != nil && s.tree.notes != nil {
 		for _, t := range e.scratchpadTools(s) {
+			if !e.Grant.AllowsTool(t.Spec().Name) {
+				continue
+			}
 			_ = reg.Add(t)
 		}
 	}
 	if s.Depth == 0 {
 		for _, name := range r.queryTools {
+			if !e.Grant.AllowsTool(name) {
+				continue
+			}
 			if name == ToolLLMQuery {
 				_ = reg.Add(&queryTool{e: e})
 			} else if sp := e.specialization(name); sp != nil {
@@ -146,7 +152,7 @@ func (e *Engine) baseTools(a *config.Agent, workdir string) (*tool.Registry, err
 			}
 		}
 	}
-	return reg, nil
+	return e.Grant.Narrow(reg), nil
 }
 
 // MCPToolPrefix starts the names of MCP servers' tools in an agent's tools

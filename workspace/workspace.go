@@ -79,6 +79,10 @@ type Workspace struct {
 	// AskUser answers the ask_user tool; nil leaves the tool reporting that
 	// nobody is there to ask. Set it before the first run.
 	AskUser func(ctx context.Context, question string) (string, error)
+	// Grant is what every run may use; New sets it from config.yaml's
+	// permissions, and a front end may narrow it further (--allow-tool,
+	// --deny-tool) before building an engine.
+	Grant *delegate.Grant
 
 	// MCP holds the MCP servers every agent may use (config.yaml's
 	// mcp_servers and xzatoma's mcp section, then the project's .mcp.json)
@@ -125,6 +129,7 @@ func Load(opts Options) (*Workspace, error) {
 	w.Agents, diags = config.LoadAgents(config.Dirs(dir, opts.AgentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(dir)})
 	w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)
 	w.Models = NewModels(w.Settings, dir)
+	w.Grant = GrantOf(w.Settings.Permissions, dir)
 	return w, nil
 }
 
@@ -294,6 +299,11 @@ func (w *Workspace) Agent(name string) (*config.Agent, config.Diagnostics, error
 	var relevant config.Diagnostics
 	for _, t := range w.closure(a) {
 		relevant = append(relevant, w.Diagnostics.ForFile(t.Path)...)
+		// A tool the grant refuses is said once, here, not at its first call.
+		for _, n := range w.Grant.Refused(t) {
+			relevant = append(relevant, config.Diagnostic{File: t.Path, Line: t.KeyLine("tools"), Key: "tools", Severity: config.Warning,
+				Message: fmt.Sprintf("tool %q is not granted (permissions in config.yaml, --allow-tool, --deny-tool); agent %q runs without it", n, t.Name)})
+		}
 	}
 	relevant = relevant.Sorted()
 	if errs := relevant.Errors(); len(errs) > 0 {
@@ -385,6 +395,7 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 		Agents:    w.Agents,
 		Models:    w.Models,
 		Tools:     w.Tools,
+		Grant:     w.Grant,
 		Ledger:    ledger,
 		Listeners: listeners,
 		Logger:    w.Logger,
@@ -408,3 +419,22 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 
 // The SQLite store is one implementation of the engine's ledger.
 var _ delegate.Ledger = (*store.Store)(nil)
+
+// GrantOf is the grant config.yaml's permissions describe: nil when it
+// restricts nothing. Relative paths start at dir.
+func GrantOf(p config.PermissionSettings, dir string) *delegate.Grant {
+	if p.Tools == nil && p.DenyTools == nil && p.Paths == nil && p.Hosts == nil {
+		return nil
+	}
+	g := &delegate.Grant{Tools: p.Tools, Deny: p.DenyTools, Hosts: p.Hosts}
+	if p.Paths != nil {
+		g.Paths = []string{}
+		for _, path := range p.Paths {
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(dir, path)
+			}
+			g.Paths = append(g.Paths, filepath.Clean(path))
+		}
+	}
+	return g
+}

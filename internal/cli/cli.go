@@ -84,6 +84,8 @@ type globalFlags struct {
 	db         string
 	logLevel   string
 	subqueries string
+	allowTools []string
+	denyTools  []string
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -110,6 +112,8 @@ that needs no API key.`,
 	pf.StringArrayVar(&g.agentsDirs, "agents-dir", nil, "extra agent directory, winning over the user and project directories (repeatable)")
 	pf.StringVar(&g.db, "db", "", "ledger database file (default $DEPUTY_DB, else store.path in config.yaml, else $XDG_DATA_HOME/deputy/deputy.db)")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default $DEPUTY_LOG, else warn)")
+	pf.StringSliceVar(&g.allowTools, "allow-tool", nil, "grant only these tools to every agent of the run (repeatable or comma-separated; narrows permissions.tools in config.yaml)")
+	pf.StringSliceVar(&g.denyTools, "deny-tool", nil, "refuse this tool to every agent of the run (repeatable or comma-separated)")
 	pf.StringVar(&g.subqueries, "subqueries", "", "INI file of [llm_tool_<name>] specializations, besides the user and project subqueries.ini")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return configErr(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
