@@ -65,8 +65,12 @@ type Agent struct {
 	// this agent's fetch may reach, on top of fetch.allow_hosts. Empty
 	// adds no restriction.
 	AllowedHosts []string
+	// DefaultTask is sent when a run gives no task: axe's default task for
+	// agents found in axe's directory, "" (a task is required) otherwise.
+	DefaultTask string
 	// Path is the file the agent came from; Source is where that file was
-	// found (SourceUser, SourceProject, SourceFlag, SourceBuiltin).
+	// found (SourceAxe, SourceClaude, SourceUser, SourceProject,
+	// SourceFlag, SourceBuiltin).
 	Path   string
 	Source string
 
@@ -132,4 +136,14 @@ func ValidAgentName(name string) error {
 		return fmt.Errorf("%q is not a valid agent name (letters, digits, '_', '-' and '.', at most 64 characters, not starting with '.' or '-')", name)
 	}
 	return nil
+}
+
+// Origin names the tool whose directory the agent came from: "axe",
+// "claude", or "deputy" for deputy's own directories and flags.
+func (a *Agent) Origin() string {
+	switch a.Source {
+	case SourceAxe, SourceClaude:
+		return a.Source
+	}
+	return "deputy"
 }

@@ -41,9 +41,6 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 		return nil
 	}
 	a.Name = name
-	if stem := fileStem(path); stem != "" && stem != name {
-		sink.warnf(f.line("name"), "name", "file %s defines agent %q; it is known by that name, not %q", filepath.Base(path), name, stem)
-	}
 
 	a.Description, _ = f.str("description")
 

@@ -8,9 +8,22 @@ import (
 // AgentSet is the agents visible to a run, by name. When several
 // definitions share a name the one of highest precedence is visible and the
 // others are kept as shadowed, so `deputy agents list` can show them.
+//
+// An agent is also found by its file's name (axe's way: `axe run
+// pr-reviewer` reads pr-reviewer.toml) when no agent is called that. Files
+// that could not be loaded are kept too, so that asking for one names the
+// file and its error instead of saying that no such agent exists.
 type AgentSet struct {
 	agents   map[string]*Agent
 	shadowed map[string][]*Agent
+	broken   []BrokenFile
+}
+
+// BrokenFile is an agent file that could not be loaded.
+type BrokenFile struct {
+	Path        string
+	Source      string
+	Diagnostics Diagnostics
 }
 
 // NewAgentSet returns a set holding agents; a later agent shadows an
@@ -36,13 +49,55 @@ func (s *AgentSet) Add(a *Agent) {
 	s.agents[a.Name] = a
 }
 
-// Get returns the visible agent called name.
+func (s *AgentSet) addBroken(b BrokenFile) { s.broken = append(s.broken, b) }
+
+// Get returns the visible agent called name or, when there is none, the
+// visible agent whose file is name.toml or name.md (the one of highest
+// precedence).
 func (s *AgentSet) Get(name string) (*Agent, bool) {
 	if s == nil {
 		return nil, false
 	}
-	a, ok := s.agents[name]
-	return a, ok
+	if a, ok := s.agents[name]; ok {
+		return a, true
+	}
+	var found *Agent
+	for _, a := range s.List() {
+		if fileStem(a.Path) == name && (found == nil || precedes(found, a)) {
+			found = a
+		}
+	}
+	return found, found != nil
+}
+
+// precedes reports whether a has lower precedence than b, by the order of
+// their sources.
+func precedes(a, b *Agent) bool {
+	return slices.Index(sourceOrder, a.Source) < slices.Index(sourceOrder, b.Source)
+}
+
+var sourceOrder = []string{SourceAxe, SourceClaude, SourceUser, SourceProject, SourceFlag, SourceBuiltin}
+
+// Broken returns the files that could not be loaded, in load order.
+func (s *AgentSet) Broken() []BrokenFile {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.broken)
+}
+
+// BrokenFile returns the unloadable file a name most likely means: one
+// whose file name is name (the last, highest-precedence one).
+func (s *AgentSet) BrokenFile(name string) (BrokenFile, bool) {
+	if s == nil {
+		return BrokenFile{}, false
+	}
+	for i := len(s.broken) - 1; i >= 0; i-- {
+		if fileStem(s.broken[i].Path) == name {
+			return s.broken[i], true
+		}
+	}
+	return BrokenFile{}, false
 }
 
 // List returns the visible agents sorted by name.

@@ -3,11 +3,15 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// Sources of agent definitions, lowest precedence first.
+// Sources of agent definitions, lowest precedence first: the other tools'
+// directories, then deputy's own, so a deputy definition always wins.
 const (
+	SourceAxe     = "axe"     // $XDG_CONFIG_HOME/axe/agents and ~/.config/axe/agents
+	SourceClaude  = "claude"  // ~/.claude/agents, then .claude/agents from the repository root down to cwd
 	SourceUser    = "user"    // $XDG_CONFIG_HOME/deputy/agents
 	SourceProject = "project" // <cwd>/.deputy/agents
 	SourceFlag    = "flag"    // --agents-dir
@@ -53,11 +57,18 @@ func DataDir() string {
 }
 
 // Dirs returns the agent directories in precedence order, lowest first:
-// the user's, the project's under cwd, then each of extra (the
+// axe's (AxeConfigDirs), Claude Code's (ClaudeDirs), deputy's user
+// directory, the project's under cwd, then each of extra (the
 // --agents-dir flags; relative ones are taken from cwd). A path listed
 // twice is kept only at its later, higher-precedence place.
 func Dirs(cwd string, extra []string) []Dir {
 	var dirs []Dir
+	for _, d := range AxeConfigDirs() {
+		dirs = append(dirs, Dir{Path: filepath.Join(d, "agents"), Source: SourceAxe})
+	}
+	for _, d := range ClaudeDirs(cwd) {
+		dirs = append(dirs, Dir{Path: filepath.Join(d, "agents"), Source: SourceClaude})
+	}
 	if c := ConfigDir(); c != "" {
 		dirs = append(dirs, Dir{Path: filepath.Join(c, "agents"), Source: SourceUser})
 	}
@@ -102,6 +113,60 @@ func SkillDirs(cwd string) []string {
 	}
 	if c := ConfigDir(); c != "" {
 		dirs = append(dirs, c)
+	}
+	// Claude Code's skills (.claude/skills/<name>/SKILL.md), nearest first.
+	claude := ClaudeDirs(cwd)
+	for i := len(claude) - 1; i >= 0; i-- {
+		dirs = append(dirs, claude[i])
+	}
+	return dirs
+}
+
+// AxeConfigDirs returns axe's configuration directories, lowest precedence
+// first: ~/.config/axe, then $XDG_CONFIG_HOME/axe when that is elsewhere
+// (axe reads the latter; a user who moved XDG_CONFIG_HOME may still keep
+// agents in the former).
+func AxeConfigDirs() []string {
+	var dirs []string
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		dirs = append(dirs, filepath.Join(home, ".config", "axe"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		if d := filepath.Join(x, "axe"); len(dirs) == 0 || dirs[0] != d {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// ClaudeDirs returns Claude Code's .claude directories, lowest precedence
+// first: ~/.claude, then .claude in each directory from the repository
+// root (the nearest parent holding .git; cwd alone when there is none)
+// down to cwd, as Claude Code finds them.
+func ClaudeDirs(cwd string) []string {
+	var dirs []string
+	home, _ := os.UserHomeDir()
+	if home != "" {
+		dirs = append(dirs, filepath.Join(home, ".claude"))
+	}
+	if cwd == "" {
+		return dirs
+	}
+	var chain []string
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		if parent := filepath.Dir(d); parent == d || d == home {
+			chain = chain[:1] // no repository: cwd alone
+			break
+		}
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if d := filepath.Join(chain[i], ".claude"); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
 	}
 	return dirs
 }

@@ -51,6 +51,9 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 			a, ds := loadAgentFile(path, d.Source, opts, true)
 			diags = append(diags, ds...)
 			if a == nil {
+				if ds.HasErrors() {
+					set.addBroken(BrokenFile{Path: path, Source: d.Source, Diagnostics: ds})
+				}
 				continue
 			}
 			if first, dup := inDir[a.Name]; dup {
@@ -98,8 +101,19 @@ func loadAgentFile(path, source string, opts LoadOptions, inDir bool) (*Agent, D
 		return nil, diags
 	}
 	a.Source = source
+	skillBase := filepath.Dir(path)
+	if source == SourceAxe {
+		// As in axe: no tools key means no tools, a run without a task
+		// sends axe's default one, and a relative skill path starts at
+		// axe's configuration directory (the parent of agents/).
+		if a.Tools == nil {
+			a.Tools = []string{}
+		}
+		a.DefaultTask = AxeDefaultTask
+		skillBase = filepath.Dir(skillBase)
+	}
 	if a.Skill != "" {
-		s, err := ResolveSkill(a.Skill, filepath.Dir(path), opts.SkillDirs)
+		s, err := ResolveSkill(a.Skill, skillBase, opts.SkillDirs)
 		if err != nil {
 			diags = append(diags, Diagnostic{File: path, Line: a.KeyLine("skill"), Key: "skill", Severity: Error, Message: err.Error()})
 		} else {

@@ -207,8 +207,13 @@ func TestLoadAgentFileErrors(t *testing.T) {
 
 func TestDirs(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "/xdg")
+	t.Setenv("HOME", "/home/u")
 	got := Dirs("/work/p", []string{"extra", "/abs/agents", "", "/xdg/deputy/agents"})
 	want := []Dir{
+		{Path: "/home/u/.config/axe/agents", Source: SourceAxe},
+		{Path: "/xdg/axe/agents", Source: SourceAxe},
+		{Path: "/home/u/.claude/agents", Source: SourceClaude},
+		{Path: "/work/p/.claude/agents", Source: SourceClaude},
 		{Path: "/work/p/.deputy/agents", Source: SourceProject},
 		{Path: "/work/p/extra", Source: SourceFlag},
 		{Path: "/abs/agents", Source: SourceFlag},
@@ -223,7 +228,7 @@ func TestDirs(t *testing.T) {
 	if got := ConfigDir(); got != "/home/u/.config/deputy" {
 		t.Errorf("ConfigDir with relative XDG_CONFIG_HOME = %q", got)
 	}
-	if got := SkillDirs("/w"); !cmp.Equal(got, []string{"/w/.deputy", "/home/u/.config/deputy"}) {
+	if got := SkillDirs("/w"); !cmp.Equal(got, []string{"/w/.deputy", "/home/u/.config/deputy", "/w/.claude", "/home/u/.claude"}) {
 		t.Errorf("SkillDirs = %q", got)
 	}
 }
@@ -251,5 +256,21 @@ func TestSkillNotFoundIs(t *testing.T) {
 	_, err := ResolveSkill("nope", t.TempDir(), nil)
 	if !errors.Is(err, ErrSkillNotFound) {
 		t.Errorf("err = %v, want ErrSkillNotFound", err)
+	}
+}
+
+// .claude directories are found from the repository root down to cwd.
+func TestClaudeDirs(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	repo := filepath.Join(root, "src", "repo")
+	writeFiles(t, repo, map[string]string{".git/HEAD": "ref\n", "a/b/x": ""})
+	want := []string{filepath.Join(root, "home", ".claude"), filepath.Join(repo, ".claude"), filepath.Join(repo, "a", ".claude"), filepath.Join(repo, "a", "b", ".claude")}
+	if d := cmp.Diff(want, ClaudeDirs(filepath.Join(repo, "a", "b"))); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	// Outside a repository only cwd's own .claude counts.
+	if d := cmp.Diff(want[:1], ClaudeDirs(filepath.Join(root, "src"))[:1]); d != "" || len(ClaudeDirs(filepath.Join(root, "src"))) != 2 {
+		t.Errorf("outside a repository: %v", ClaudeDirs(filepath.Join(root, "src")))
 	}
 }

@@ -286,6 +286,9 @@ func loadSpecializations(opts Options, warn func(config.Diagnostic)) ([]config.S
 func (w *Workspace) Agent(name string) (*config.Agent, config.Diagnostics, error) {
 	a, ok := w.Agents.Get(name)
 	if !ok {
+		if b, ok := w.Agents.BrokenFile(name); ok {
+			return nil, nil, fmt.Errorf("agent %q cannot be loaded from %s:\n%s", name, b.Path, b.Diagnostics.Errors())
+		}
 		var names []string
 		for _, a := range w.Agents.List() {
 			names = append(names, a.Name)

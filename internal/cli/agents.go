@@ -22,14 +22,20 @@ func newAgentsCmd(g *globalFlags) *cobra.Command {
 		Long: `Work with agent definitions: TOML files in axe's format or Markdown files in
 Claude Code's format.
 
-Agents are looked up in three places, lowest precedence first:
+Agents are looked up in these places, lowest precedence first:
 
+  axe       ~/.config/axe/agents/, then $XDG_CONFIG_HOME/axe/agents/
+  claude    ~/.claude/agents/, then .claude/agents/ in each directory from the
+            repository root down to the current directory
   user      $XDG_CONFIG_HOME/deputy/agents/ (default ~/.config/deputy/agents/)
   project   .deputy/agents/ under the current directory
   flag      each --agents-dir, in the order given
 
 An agent of the same name found later shadows the earlier one: 'agents list'
-shows which definition wins and what it hides.`,
+shows which definition wins and what it hides. An agent is found by its name
+and, as in axe, by its file's name. Agents from axe's directory keep axe's
+ways: no tools key means no tools, and a run without a task sends axe's
+default task.`,
 		Example: `  deputy agents list
   deputy agents show reviewer
   deputy agents init reviewer --format md
@@ -46,10 +52,12 @@ func newAgentsListCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List every agent and where it was found",
-		Long: `List every visible agent: its name, where its file was found (user, project
-or flag) and its description. An agent that hides definitions of the same name
-from lower-precedence directories is marked "shadows SOURCE/FILE"; an agent
-whose file has problems is marked with their count (see 'deputy agents lint').`,
+		Long: `List every visible agent: its name, where its file was found (axe, claude,
+user, project or flag) and its description. An agent that hides definitions of
+the same name from lower-precedence directories is marked "shadows
+SOURCE/FILE"; an agent whose file has problems is marked with their count (see
+'deputy agents lint'); a file that cannot be loaded at all is listed under its
+file name with "cannot load:" and the first error.`,
 		Example: `  deputy agents list
   deputy agents list --agents-dir ./team
   deputy agents list --json | jq '.[].name'`,
@@ -62,6 +70,9 @@ whose file has problems is marked with their count (see 'deputy agents lint').`,
 			views := make([]agentSummary, 0, w.Agents.Len())
 			for _, a := range w.Agents.List() {
 				views = append(views, summarizeAgent(w, a))
+			}
+			for _, b := range w.Agents.Broken() {
+				views = append(views, summarizeBroken(b))
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), views)
@@ -82,19 +93,41 @@ type agentRef struct {
 
 // agentSummary is one row of 'agents list'.
 type agentSummary struct {
-	Name        string     `json:"name"`
-	Description string     `json:"description"`
-	Model       string     `json:"model"`
-	Source      string     `json:"source"`
-	Path        string     `json:"path"`
-	Shadows     []agentRef `json:"shadows"`
-	Errors      int        `json:"errors"`
-	Warnings    int        `json:"warnings"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Model       string `json:"model"`
+	// Origin is the tool whose directory the file is in: deputy, axe or
+	// claude.
+	Origin   string     `json:"origin"`
+	Source   string     `json:"source"`
+	Path     string     `json:"path"`
+	Shadows  []agentRef `json:"shadows"`
+	Errors   int        `json:"errors"`
+	Warnings int        `json:"warnings"`
+	// LoadError is set for a file that could not be loaded at all; Name
+	// is then its file name.
+	LoadError string `json:"load_error,omitempty"`
+}
+
+// summarizeBroken is the row of a file that could not be loaded.
+func summarizeBroken(b config.BrokenFile) agentSummary {
+	a := &config.Agent{Source: b.Source}
+	errs := b.Diagnostics.Errors()
+	msg := ""
+	if len(errs) > 0 {
+		msg = errs[0].Message
+		if errs[0].Key != "" {
+			msg = errs[0].Key + ": " + msg
+		}
+	}
+	name := filepath.Base(b.Path)
+	return agentSummary{Name: strings.TrimSuffix(name, filepath.Ext(name)), Origin: a.Origin(), Source: b.Source, Path: b.Path,
+		Shadows: []agentRef{}, Errors: len(errs), Warnings: len(b.Diagnostics.Warnings()), LoadError: msg}
 }
 
 func summarizeAgent(w *cliWorkspace, a *config.Agent) agentSummary {
 	diags := w.Diagnostics.ForFile(a.Path)
-	s := agentSummary{Name: a.Name, Description: a.Description, Model: modelOrInherit(a.Model), Source: a.Source, Path: a.Path,
+	s := agentSummary{Name: a.Name, Description: a.Description, Model: modelOrInherit(a.Model), Origin: a.Origin(), Source: a.Source, Path: a.Path,
 		Shadows: []agentRef{}, Errors: len(diags.Errors()), Warnings: len(diags.Warnings())}
 	// Shadowed lists lowest precedence first; the nearest hidden definition
 	// is the one a user most likely meant to override, so it comes first.
@@ -133,6 +166,9 @@ func printAgentList(out io.Writer, w *cliWorkspace, views []agentSummary) {
 		}
 		if len(problems) > 0 {
 			notes = append(notes, strings.Join(problems, ", "))
+		}
+		if v.LoadError != "" {
+			notes = []string{"cannot load: " + live.Excerpt(v.LoadError, 80)}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, v.Source, displayPath(w.Dir, v.Path),
 			orDash(live.Excerpt(v.Description, 60)), orDash(strings.Join(notes, "; ")))

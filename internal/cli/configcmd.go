@@ -110,7 +110,10 @@ func configPaths(cmd *cobra.Command, g *globalFlags) (*pathsView, error) {
 	}
 	for i, d := range config.SkillDirs(cwd) {
 		scope := config.SourceProject
-		if i > 0 {
+		switch {
+		case filepath.Base(d) == ".claude":
+			scope = config.SourceClaude
+		case i > 0:
 			scope = config.SourceUser
 		}
 		p := filepath.Join(d, "skills")

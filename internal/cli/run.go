@@ -95,6 +95,9 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		// A person is at the terminal: ask_user can reach them.
 		w.AskUser = (&lineReader{in: bufio.NewReader(f), out: cmd.ErrOrStderr()}).ask
 	}
+	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" && a.DefaultTask != "" {
+		task = a.DefaultTask // axe's way: the instructions are the task
+	}
 	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" {
 		return configErrf("no task: give it after the agent's name, or pipe it on stdin")
 	}
