@@ -139,3 +139,136 @@ rules:
 	// ok - The researcher says: the moon's gravity.
 	// child researcher at depth 1: the moon's gravity.
 }
+
+// triage is the typed answer of ExampleRunAs. Its JSON Schema, inferred
+// from the struct, is what the model is asked to follow.
+type triage struct {
+	Severity  string `json:"severity" jsonschema:"low or high"`
+	Component string `json:"component"`
+}
+
+// ExampleRunAs asks an agent for a typed answer: the schema comes from the
+// Go type, an invalid answer gets one repair turn, and the valid one is
+// decoded.
+func ExampleRunAs() {
+	triager, _ := config.ParseAgentTOML([]byte(`
+name = "triager"
+model = "script/triage"
+system_prompt = "Classify the bug report."
+tools = []
+`), "triager.toml")
+	// The first answer misses a field; the repair turn fixes it.
+	model := llmtest.NewProvider(llmtest.MustParseScript(`
+rules:
+  - match: {last: "^Your answer does not match"}
+    reply: {text: '{"severity": "high", "component": "parser"}'}
+  - reply: {text: '{"severity": "high"}'}
+`))
+	engine := &delegate.Engine{Agents: config.NewAgentSet(triager), Models: scriptModels{model},
+		Tools: func(string) *tool.Registry { return tool.NewRegistry() }}
+
+	t, env, err := delegate.RunAs[triage](context.Background(), engine,
+		delegate.RunRequest{Agent: triager, Task: "The parser crashes on empty input.", Workdir: "."})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Printf("%+v after %d turns\n", t, env.Turns)
+	// Output:
+	// {Severity:high Component:parser} after 2 turns
+}
+
+// sumArgs and sumResult are the typed input and output of the sum tool.
+type sumArgs struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+type sumResult struct {
+	Sum int `json:"sum"`
+}
+
+// ExampleEngine_AgentTool gives a lead two tools of its own: an agent
+// definition (AgentTool) and a typed Go function (FuncTool). Each call runs
+// as a child of the lead through the engine.
+func ExampleEngine_AgentTool() {
+	lead, _ := config.ParseAgentTOML([]byte(`
+name = "lead"
+model = "script/team"
+system_prompt = "You are the lead."
+tools = ["ask_checker", "sum"]
+`), "lead.toml")
+	checker, _ := config.ParseAgentTOML([]byte(`
+name = "checker"
+model = "inherit"
+system_prompt = "You are the checker."
+tools = []
+`), "checker.toml")
+	model := llmtest.NewProvider(llmtest.MustParseScript(`
+rules:
+  - match: {system: "^You are the lead", last_role: user}
+    reply:
+      tool_calls:
+        - {name: ask_checker, arguments: {task: "Is 2 + 3 = 5?"}}
+        - {name: sum, arguments: {a: 2, b: 3}}
+  - match: {system: "^You are the lead", last_role: tool}
+    reply: {text: "checker: {{ index .ToolResults 0 }}; sum: {{ index .ToolResults 1 }}"}
+  - match: {system: "^You are the checker"}
+    reply: {text: "yes"}
+`))
+	engine := &delegate.Engine{Agents: config.NewAgentSet(lead, checker), Models: scriptModels{model}}
+	engine.Tools = func(workdir string) *tool.Registry {
+		r := builtin.New(builtin.Options{Workdir: workdir})
+		_ = r.Add(engine.AgentTool(checker, "ask_checker", "Have the checker verify a claim."))
+		_ = r.Add(delegate.FuncTool(engine, "sum", "Add two numbers.",
+			func(ctx context.Context, in sumArgs) (sumResult, error) { return sumResult{Sum: in.A + in.B}, nil }))
+		return r
+	}
+
+	env := engine.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "Check the sum.", Workdir: "."})
+	fmt.Println(env.Output)
+	for _, child := range env.Children {
+		if child.Kind == delegate.KindTool {
+			fmt.Println("child:", child.Label, child.Kind, child.Status)
+		}
+	}
+	// Output:
+	// checker: yes; sum: {"sum":5}
+	// child: sum tool ok
+}
+
+// ExampleHooks sets hooks for one run: every model request of the tree
+// gets a line added to its system prompt, and a tool call is refused.
+func ExampleHooks() {
+	a, _ := config.ParseAgentTOML([]byte(`
+name = "reader"
+model = "script/reader"
+system_prompt = "You read files."
+tools = ["read_file"]
+`), "reader.toml")
+	model := llmtest.NewProvider(llmtest.MustParseScript(`
+rules:
+  - match: {last_role: user}
+    reply: {tool_calls: [{name: read_file, arguments: {path: "/etc/passwd"}}]}
+  - reply: {text: "{{ index .ToolResults 0 }}"}
+`))
+	engine := &delegate.Engine{Agents: config.NewAgentSet(a), Models: scriptModels{model},
+		Tools: func(workdir string) *tool.Registry { return builtin.New(builtin.Options{Workdir: workdir}) }}
+
+	hooks := &delegate.Hooks{
+		BeforeModelCall: func(ctx context.Context, s *delegate.Scope, req *llm.Request) error {
+			req.System += "\nAnswer in English."
+			return nil
+		},
+		BeforeToolCall: func(ctx context.Context, s *delegate.Scope, call llm.ToolCall) error {
+			if call.Name == "read_file" && strings.Contains(string(call.Arguments), "/etc/") {
+				return fmt.Errorf("system files are off limits")
+			}
+			return nil
+		},
+	}
+	env := engine.Run(context.Background(), delegate.RunRequest{Agent: a, Task: "Show me the users.", Workdir: ".", Hooks: hooks})
+	fmt.Println(env.Output)
+	// Output:
+	// Error: read_file refused by a hook: system files are off limits
+}
