@@ -199,9 +199,11 @@ func noRateLimit(script string) string {
 
 func quietSuite() *testsuite.WorkflowTestSuite {
 	s := &testsuite.WorkflowTestSuite{}
-	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	s.SetLogger(quietLogger())
 	return s
 }
+
+func quietLogger() log.Logger { return log.NewStructuredLogger(slog.New(slog.DiscardHandler)) }
 
 func writeFile(t *testing.T, dir, name, content string) {
 	t.Helper()
