@@ -37,6 +37,9 @@ func NewOutput(name string, schema json.RawMessage) (*Output, error) {
 	return &Output{schema: &llm.OutputSchema{Name: name, Schema: schema}, resolved: resolved}, nil
 }
 
+// Name returns the name providers that want one see.
+func (o *Output) Name() string { return o.schema.Name }
+
 // Schema returns the schema as given to NewOutput.
 func (o *Output) Schema() json.RawMessage { return o.schema.Schema }
 

@@ -14,6 +14,8 @@ type Prepared struct {
 	System   string         `json:"system"`
 	Messages []llm.Message  `json:"messages"`
 	Tools    []llm.ToolSpec `json:"tools"`
+	// Output is the structured output the call asks for, if any.
+	Output *llm.OutputSchema `json:"output,omitempty"`
 	// Files are the files of the agent's `files` globs, as resolved.
 	Files []string `json:"files"`
 	// Warnings are problems found resolving them (a glob matching nothing).
@@ -28,8 +30,14 @@ func (e *Engine) Prepare(req RunRequest) (*Prepared, error) {
 		return nil, err
 	}
 	s := &Scope{Kind: KindRoot, Label: r.label, Workdir: r.workdir, Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn}
+	if req.Agent.Scratchpad {
+		s.tree = &Tree{notes: newScratchpad()} // so that its tools are listed
+	}
 	tools := e.toolsFor(s, r)
 	p := &Prepared{Agent: r.label, Model: r.model, Workdir: r.workdir, System: r.system, Messages: r.messages, Tools: tools.Specs()}
+	if r.output != nil {
+		p.Output = &llm.OutputSchema{Name: r.output.Name(), Schema: r.output.Schema()}
+	}
 	if a := req.Agent; len(a.Files) > 0 {
 		files, diags := config.ResolveFiles(a.Files, r.workdir)
 		for _, f := range files {

@@ -343,6 +343,9 @@ func printPrepared(w io.Writer, p *delegate.Prepared, asJSON bool) error {
 	for _, t := range p.Tools {
 		fmt.Fprintf(w, "\n=== tool %s ===\n%s\nparameters: %s\n", t.Name, t.Description, t.Parameters)
 	}
+	if o := p.Output; o != nil {
+		fmt.Fprintf(w, "\n=== output schema (%s) ===\n%s\n", o.Name, o.Schema)
+	}
 	return nil
 }
 
