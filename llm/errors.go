@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -164,6 +165,10 @@ func KindForStatus(status int) Kind {
 	return KindUnknown
 }
 
+// maxRetryAfter caps the delay a server may ask for; a retry policy's own
+// limits usually cut it much shorter.
+const maxRetryAfter = 24 * time.Hour
+
 // ParseRetryAfter reads a Retry-After header value: delay seconds or an HTTP
 // date. It also accepts the millisecond form some servers send in
 // retry-after-ms, when ms is true. It returns 0 when the value is absent or
@@ -174,17 +179,22 @@ func ParseRetryAfter(value string, ms bool, now time.Time) time.Duration {
 		return 0
 	}
 	if f, err := strconv.ParseFloat(value, 64); err == nil {
-		if f < 0 {
+		if f < 0 || math.IsNaN(f) {
 			return 0
 		}
+		unit := float64(time.Second)
 		if ms {
-			return time.Duration(f * float64(time.Millisecond))
+			unit = float64(time.Millisecond)
 		}
-		return time.Duration(f * float64(time.Second))
+		if f*unit >= float64(maxRetryAfter) {
+			// Also keeps a huge value from overflowing Duration.
+			return maxRetryAfter
+		}
+		return time.Duration(f * unit)
 	}
 	if t, err := time.Parse(time.RFC1123, value); err == nil {
 		if d := t.Sub(now); d > 0 {
-			return d
+			return min(d, maxRetryAfter)
 		}
 	}
 	return 0
