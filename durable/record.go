@@ -11,12 +11,20 @@ import (
 )
 
 // Record writes a tree that ran on Temporal into the ledger of the process
-// that started it: one run row per envelope, root first, with the same
-// kinds, depths, statuses, usage and outputs a local run records, so that
-// 'deputy runs list/show/tree' show it. The conversations stay in
-// Temporal's history. The root's row is created when the workflow starts
-// (RecordStart) and finished here.
+// that started it, once it has ended: one run row per envelope, root
+// first, with the same kinds, depths, statuses, usage and outputs a local
+// run records, so that 'deputy runs list/show/tree' show it. The
+// conversations stay in Temporal's history.
+//
+// Nothing is recorded while the tree runs: a row left "running" by a
+// process that stopped waiting would be marked interrupted, and 'deputy
+// runs resume' would then run locally a tree Temporal is still running.
 func Record(ctx context.Context, l delegate.Ledger, spec delegate.RunSpec, env *delegate.Envelope) error {
+	root := &ledger.Run{ID: spec.RunID, RootID: spec.RunID, Agent: spec.Label, Kind: string(spec.Kind), Model: spec.Model,
+		Status: ledger.StatusRunning, StartedAt: env.StartedAt, Task: spec.Task, SessionID: spec.SessionID, Workdir: spec.Workdir}
+	if err := l.CreateRun(ctx, root); err != nil {
+		return fmt.Errorf("recording run %s: %w", env.RunID, err)
+	}
 	if err := l.FinishRun(ctx, finishedRow(env)); err != nil {
 		return fmt.Errorf("recording run %s: %w", env.RunID, err)
 	}
@@ -38,13 +46,6 @@ func Record(ctx context.Context, l delegate.Ledger, spec delegate.RunSpec, env *
 		return nil
 	}
 	return walk(env)
-}
-
-// RecordStart records the root run as running when its workflow starts.
-func RecordStart(ctx context.Context, l delegate.Ledger, spec delegate.RunSpec) error {
-	row := &ledger.Run{ID: spec.RunID, RootID: spec.RunID, Agent: spec.Label, Kind: string(spec.Kind), Model: spec.Model,
-		Status: ledger.StatusRunning, Task: spec.Task, SessionID: spec.SessionID, Workdir: spec.Workdir}
-	return l.CreateRun(ctx, row)
 }
 
 func finishedRow(env *delegate.Envelope) *ledger.Run {

@@ -25,6 +25,7 @@ import (
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/durable"
 	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/store"
 )
 
 // The integration test runs the real thing: the Temporal CLI's dev server
@@ -152,6 +153,28 @@ func TestTreeSurvivesAKilledWorker(t *testing.T) {
 		again += n - 1
 	}
 	t.Logf("%d model calls were made again: the killed worker's calls in flight, retried on the other", again)
+
+	// The starting process recorded the tree in its ledger.
+	st, err := store.Open(context.Background(), filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tree, err := st.Tree(context.Background(), got.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree) != 17 {
+		t.Errorf("the ledger holds %d runs of the tree, want 17", len(tree))
+	}
+	for _, r := range tree {
+		if r.Status != store.StatusOK || (r.ParentID != "" && (r.ParentID != got.RunID || r.Depth != 1 || r.Kind != store.KindCallAgent)) {
+			t.Errorf("ledger row %s: %s %s depth %d parent %s", r.ID, r.Kind, r.Status, r.Depth, r.ParentID)
+		}
+		if r.ID == got.RunID && (r.TreeInputTokens != got.TreeUsage.InputTokens || r.Task != "do the job") {
+			t.Errorf("root row: tree input tokens %d (want %d), task %q", r.TreeInputTokens, got.TreeUsage.InputTokens, r.Task)
+		}
+	}
 
 	// The root workflow's real history replays against this code: the
 	// workflow is deterministic.

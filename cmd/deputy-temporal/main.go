@@ -124,7 +124,8 @@ func newRun() *cobra.Command {
 		Long: `Submit a root run to Temporal and print its final answer, as 'deputy run'
 would. The run and its children are recorded in this process's ledger when the
 tree ends. --detach prints the workflow id (the root run's id) and returns at
-once; 'temporal workflow result --workflow-id ID' gives the answer later.`,
+once, recording nothing; 'temporal workflow result --workflow-id ID' gives the
+answer later.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -151,14 +152,6 @@ once; 'temporal workflow result --workflow-id ID' gives the answer later.`,
 				return err
 			}
 			defer cl.Close()
-			ledger, err := w.OpenLedger(ctx)
-			if err != nil {
-				return err
-			}
-			defer ledger.Close()
-			if err := durable.RecordStart(ctx, ledger, spec); err != nil {
-				return err
-			}
 			run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.RunID, TaskQueue: c.queue}, durable.WorkflowName, spec)
 			if err != nil {
 				return err
@@ -171,8 +164,8 @@ once; 'temporal workflow result --workflow-id ID' gives the answer later.`,
 			if err := run.Get(ctx, &env); err != nil {
 				return err
 			}
-			if err := durable.Record(context.WithoutCancel(ctx), ledger, spec, &env); err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "deputy-temporal: warning:", err)
+			if err := record(context.WithoutCancel(ctx), w, spec, &env); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "deputy-temporal: warning: recording the run in the ledger:", err)
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -196,4 +189,14 @@ once; 'temporal workflow result --workflow-id ID' gives the answer later.`,
 	fl.StringVar(&workdir, "workdir", "", "working directory of the root agent (default: the agent's, else the current directory)")
 	fl.StringVar(&c.db, "db", "", "ledger path (default: as deputy: $DEPUTY_DB, store.path, the data directory)")
 	return cmd
+}
+
+// record writes the ended tree into the workspace's ledger.
+func record(ctx context.Context, w *workspace.Workspace, spec delegate.RunSpec, env *delegate.Envelope) error {
+	l, err := w.OpenLedger(ctx)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	return durable.Record(ctx, l, spec, env)
 }
