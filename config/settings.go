@@ -254,13 +254,27 @@ func (s *Settings) ProviderNames() []string {
 }
 
 // SubagentModel returns the "provider/model" sub-agents run on, or "" for
-// the parent's model.
+// the parent's model (or, see SubagentModelName, a model of the parent's
+// provider).
 func (s *Settings) SubagentModel() string {
 	sa := s.Agent.Subagent
 	if sa.Provider != "" {
 		return sa.Provider + "/" + sa.Model
 	}
-	return sa.Model
+	if ref, err := llm.ParseModel(sa.Model); err == nil && s.KnownProvider(ref.Provider) {
+		return sa.Model
+	}
+	return ""
+}
+
+// SubagentModelName returns the model sub-agents run on at their parent's
+// provider: agent.subagent.model written without a known provider, as
+// xzatoma writes it ("granite4:3b"). "" when SubagentModel decides.
+func (s *Settings) SubagentModelName() string {
+	if s.SubagentModel() != "" {
+		return ""
+	}
+	return s.Agent.Subagent.Model
 }
 
 // StorePath returns the store's SQLite file as the settings choose it:

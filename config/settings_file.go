@@ -166,17 +166,16 @@ func parseSettingsFile(data []byte, path string) (*settingsFile, Diagnostics) {
 	if len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
 		return &settingsFile{}, nil
 	}
+	xz := takeXzatoma(sink, doc.Content[0])
 	checkNodeType(sink, doc.Content[0], reflect.TypeFor[settingsFile](), "")
 	if sink.diags.HasErrors() {
 		return nil, sink.diags
 	}
 
 	// The walk above already rejected unknown keys with their full dotted
-	// names; KnownFields stays on so that nothing it missed slips through.
+	// names, so the document (without xzatoma's sections) decodes as is.
 	var f settingsFile
-	strict := yaml.NewDecoder(bytes.NewReader(data))
-	strict.KnownFields(true)
-	if err := strict.Decode(&f); err != nil {
+	if err := doc.Content[0].Decode(&f); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			for _, e := range te.Errors {
@@ -189,6 +188,7 @@ func parseSettingsFile(data []byte, path string) (*settingsFile, Diagnostics) {
 		}
 		return nil, sink.diags
 	}
+	xz.apply(&f)
 	f.check(sink)
 	f.readMCP(sink, doc.Content[0])
 	return &f, sink.diags

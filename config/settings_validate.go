@@ -263,14 +263,9 @@ func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 		errorf("agent.subagent.provider", "agent.subagent.model is required when agent.subagent.provider is set")
 	case sa.Provider != "" && !s.KnownProvider(sa.Provider):
 		errorf("agent.subagent.provider", "agent.subagent.provider names unknown provider %q", sa.Provider)
-	case sa.Provider == "" && sa.Model != "":
-		ref, err := llm.ParseModel(sa.Model)
-		if err != nil {
-			errorf("agent.subagent.model", "agent.subagent.model: %s (or set agent.subagent.provider)", err.Error())
-		} else if !s.KnownProvider(ref.Provider) {
-			errorf("agent.subagent.model", "agent.subagent.model %q names unknown provider %q", sa.Model, ref.Provider)
-		}
 	}
+	// agent.subagent.model alone, without a known provider in front, is a
+	// model of the parent's provider (SubagentModelName).
 	return diags
 }
 

@@ -66,6 +66,9 @@ type SubagentOptions struct {
 	Persist bool
 	// Model runs sub-agents on another "provider/model"; "" = the caller's.
 	Model string
+	// ModelName, when Model is "", runs sub-agents on this model of the
+	// caller's provider (xzatoma's agent.subagent.model without provider).
+	ModelName string
 }
 
 // Engine runs agents and their trees of children. Its fields are set

@@ -165,8 +165,13 @@ func (e *Engine) subagent(ctx context.Context, caller *Scope, in SubagentInput) 
 		summary = DefaultSummaryPrompt
 	}
 	model := caller.Model
-	if e.Subagent.Model != "" {
+	switch {
+	case e.Subagent.Model != "":
 		model = e.Subagent.Model
+	case e.Subagent.ModelName != "":
+		if ref, err := llm.ParseModel(caller.Model); err == nil {
+			model = ref.Provider + "/" + e.Subagent.ModelName
+		}
 	}
 	output, err := outputOf("", in.Label, in.OutputSchema)
 	if err != nil {

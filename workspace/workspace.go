@@ -44,6 +44,10 @@ type Options struct {
 	// AgentsDirs are extra agent directories, searched before the
 	// project's and the user's (the --agents-dir flag).
 	AgentsDirs []string
+	// ConfigFile is one more settings file, read after the user's and the
+	// project's config.yaml (the --config flag, $DEPUTY_CONFIG); it must
+	// exist.
+	ConfigFile string
 	// Subqueries is one more subqueries.ini, read after the user's and the
 	// project's (the --subqueries flag).
 	Subqueries string
@@ -107,7 +111,12 @@ func Load(opts Options) (*Workspace, error) {
 	if w.Logger == nil {
 		w.Logger = slog.New(slog.DiscardHandler)
 	}
-	if w.Settings, err = config.LoadSettings(config.SettingsPaths(dir)); err != nil {
+	if opts.ConfigFile != "" {
+		if fi, err := os.Stat(opts.ConfigFile); err != nil || fi.IsDir() {
+			return nil, fmt.Errorf("--config %s: not a readable file", opts.ConfigFile)
+		}
+	}
+	if w.Settings, err = config.LoadSettings(SettingsPaths(opts)); err != nil {
 		return nil, err
 	}
 	for _, d := range opts.AgentsDirs {
@@ -162,6 +171,22 @@ func (w *Workspace) Close() error {
 		return nil
 	}
 	return w.MCP.Close()
+}
+
+// SettingsPaths are the settings files a workspace reads, lowest
+// precedence first: the user's config.yaml, the project's, then
+// opts.ConfigFile.
+func SettingsPaths(opts Options) []string {
+	dir, _ := projectDir(opts.Dir)
+	paths := config.SettingsPaths(dir)
+	if opts.ConfigFile != "" {
+		p := opts.ConfigFile
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }
 
 func projectDir(dir string) (string, error) {
@@ -407,7 +432,8 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 			MaxTurns:     s.MaxTurns,
 			DefaultModel: s.DefaultModel,
 			Subagent: delegate.SubagentOptions{MaxDepth: sub.MaxDepth, DefaultMaxTurns: sub.DefaultMaxTurns,
-				OutputMaxSize: sub.OutputMaxSize, Persist: sub.PersistenceEnabled, Model: s.SubagentModel()},
+				OutputMaxSize: sub.OutputMaxSize, Persist: sub.PersistenceEnabled, Model: s.SubagentModel(),
+				ModelName: s.SubagentModelName()},
 			Quotas: delegate.Quotas{MaxExecutions: sub.MaxExecutions, MaxTotalTokens: sub.MaxTotalTokens,
 				MaxTotalTime: sub.MaxTotalTime},
 			Specializations: w.Specializations,

@@ -84,6 +84,9 @@ type globalFlags struct {
 	db         string
 	logLevel   string
 	subqueries string
+	// configFile is --config (default $DEPUTY_CONFIG): one more settings
+	// file, read after the user's and the project's.
+	configFile string
 	allowTools []string
 	denyTools  []string
 }
@@ -115,6 +118,7 @@ that needs no API key.`,
 	pf.StringSliceVar(&g.allowTools, "allow-tool", nil, "grant only these tools to every agent of the run (repeatable or comma-separated; narrows permissions.tools in config.yaml)")
 	pf.StringSliceVar(&g.denyTools, "deny-tool", nil, "refuse this tool to every agent of the run (repeatable or comma-separated)")
 	pf.StringVar(&g.subqueries, "subqueries", "", "INI file of [llm_tool_<name>] specializations, besides the user and project subqueries.ini")
+	pf.StringVar(&g.configFile, "config", os.Getenv("DEPUTY_CONFIG"), "settings file read after the user's and the project's config.yaml, such as an xzatoma config.yaml (default $DEPUTY_CONFIG)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return configErr(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
 	})

@@ -96,12 +96,15 @@ func configPaths(cmd *cobra.Command, g *globalFlags) (*pathsView, error) {
 		return nil, err
 	}
 	v := &pathsView{DataDir: config.DataDir()}
-	settingsPaths := config.SettingsPaths(cwd)
+	settingsPaths := g.settingsPaths(cwd)
 	for i, p := range settingsPaths {
 		// SettingsPaths lists the user file first and the project's last.
 		scope := config.SourceUser
-		if i == len(settingsPaths)-1 && len(settingsPaths) > 1 {
+		switch {
+		case i == 1:
 			scope = config.SourceProject
+		case i > 1:
+			scope = config.SourceFlag // --config
 		}
 		v.Settings = append(v.Settings, pathEntry{Scope: scope, Path: p, Exists: exists(p)})
 	}

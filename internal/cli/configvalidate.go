@@ -89,7 +89,7 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 		diags = append(diags, config.Diagnostic{Severity: config.Error, Message: err.Error()})
 	}
 
-	s, err := config.LoadSettings(config.SettingsPaths(cwd))
+	s, err := config.LoadSettings(g.settingsPaths(cwd))
 	lintSettings := s
 	if err != nil {
 		addErr(err)

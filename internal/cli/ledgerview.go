@@ -34,7 +34,7 @@ func openLedger(cmd *cobra.Command, g *globalFlags) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := config.LoadSettings(config.SettingsPaths(cwd))
+	s, err := config.LoadSettings(g.settingsPaths(cwd))
 	if err != nil {
 		return nil, configErr(err)
 	}

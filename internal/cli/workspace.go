@@ -49,7 +49,7 @@ func (w *cliWorkspace) startTracing(ctx context.Context) (func(), error) {
 
 // options turns the global flags into the workspace's options.
 func (g *globalFlags) options(cwd string) workspace.Options {
-	return workspace.Options{Dir: cwd, AgentsDirs: g.agentsDirs, Subqueries: g.subqueries, DB: g.db}
+	return workspace.Options{Dir: cwd, AgentsDirs: g.agentsDirs, Subqueries: g.subqueries, DB: g.db, ConfigFile: g.configFile}
 }
 
 func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*cliWorkspace, error) {
@@ -117,4 +117,10 @@ func narrowGrant(g *delegate.Grant, allow, deny []string) *delegate.Grant {
 	}
 	out.Deny = append(slices.Clone(out.Deny), deny...)
 	return out
+}
+
+// settingsPaths are the settings files read, lowest precedence first: the
+// user's and the project's config.yaml, then --config.
+func (g *globalFlags) settingsPaths(cwd string) []string {
+	return workspace.SettingsPaths(workspace.Options{Dir: cwd, ConfigFile: g.configFile})
 }
