@@ -2,6 +2,7 @@ package delegate
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
@@ -90,6 +91,10 @@ type RunSpec struct {
 	Summary   string   `json:"summary,omitempty"`
 	Quiet     bool     `json:"quiet,omitempty"`
 	SessionID string   `json:"session_id,omitempty"`
+	// OutputSchema and OutputName are the structured output the run's
+	// answer must match, if any.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	OutputName   string          `json:"output_name,omitempty"`
 }
 
 func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
@@ -107,6 +112,9 @@ func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
 	}
 	if r.base != nil {
 		sp.BaseTools = r.base.Names()
+	}
+	if r.output != nil {
+		sp.OutputSchema, sp.OutputName = r.output.Schema(), r.output.Name()
 	}
 	return sp
 }

@@ -36,6 +36,8 @@ type MemoryLedger interface {
 	Memory(ctx context.Context, agent string, n int) ([]ledger.MemoryEntry, int, error)
 	// PutNote records a scratchpad write.
 	PutNote(ctx context.Context, n *ledger.Note) error
+	// Notes returns a tree's scratchpad (for a resumed tree).
+	Notes(ctx context.Context, rootID string) ([]ledger.Note, error)
 }
 
 // Names of the scratchpad tools.
@@ -150,6 +152,21 @@ type scratchpad struct {
 }
 
 func newScratchpad() *scratchpad { return &scratchpad{notes: map[string]ledger.Note{}} }
+
+// loadScratchpad is a resumed tree's scratchpad as the ledger kept it.
+func (e *Engine) loadScratchpad(ctx context.Context, rootID string) *scratchpad {
+	pad := newScratchpad()
+	if ml := e.memoryLedger(); ml != nil {
+		notes, err := ml.Notes(ctx, rootID)
+		if err != nil && e.Logger != nil {
+			e.Logger.Warn("scratchpad: loading", "root", rootID, "err", err)
+		}
+		for _, n := range notes {
+			pad.notes[n.Key] = n
+		}
+	}
+	return pad
+}
 
 type noteWriteArgs struct {
 	Key   string `json:"key" jsonschema:"a short name for the note"`

@@ -35,6 +35,11 @@ func (e *Engine) ModelStep(ctx context.Context, spec RunSpec, messages []llm.Mes
 	if !noTools {
 		req.Tools = e.toolsFor(s, r).Specs()
 	}
+	if r.output != nil && (r.summary == "" || noTools) {
+		// Asked natively; the answer's validation and repair turn are the
+		// caller's loop's (agent.Output.Check).
+		req.Output = &llm.OutputSchema{Name: r.output.Name(), Schema: r.output.Schema()}
+	}
 	resp, err := provider.Generate(ctx, req, nil)
 	if err != nil {
 		return nil, llm.Classify(ctx, provider.Name(), err)
@@ -102,6 +107,13 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 			return nil, r, fmt.Errorf("%w: no agent named %q is defined on this worker", ErrConfig, spec.Agent)
 		}
 		r.agent = a
+	}
+	if len(spec.OutputSchema) > 0 {
+		out, err := agent.NewOutput(spec.OutputName, spec.OutputSchema)
+		if err != nil {
+			return nil, r, fmt.Errorf("%w: run %s: %w", ErrConfig, spec.RunID, err)
+		}
+		r.output = out
 	}
 	base, err := e.Tools(spec.Workdir).Narrow(spec.BaseTools)
 	if err != nil {

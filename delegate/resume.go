@@ -112,6 +112,9 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 	}
 	tree := newTree(root.ID, e.Quotas, e.Concurrency)
 	tree.resume = plan
+	if req.Agent.Scratchpad {
+		tree.notes = e.loadScratchpad(ctx, root.ID)
+	}
 	sp := plan.spent()
 	sp.elapsed = r.resumed.elapsed
 	tree.restore(sp)

@@ -159,3 +159,33 @@ rules:
 		t.Errorf("structured subagent envelope: %v", m)
 	}
 }
+
+// A child described in data for another process keeps its output schema,
+// and a remote model step asks for it natively.
+func TestRunSpecCarriesTheOutputSchema(t *testing.T) {
+	checker := agentDef("checker", "You are the checker.")
+	checker.OutputSchema = findingSchema
+	h := newHarness(t, `
+rules:
+  - reply: {text: '{"severity": "low", "count": 1}'}
+`, checker)
+	spec, err := h.engine.Describe(delegate.RunRequest{Agent: checker, Task: "check", Workdir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(spec)
+	var back delegate.RunSpec
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if string(back.OutputSchema) != string(findingSchema) || back.OutputName != "checker" {
+		t.Fatalf("spec output %s %q", back.OutputSchema, back.OutputName)
+	}
+	if _, err := h.engine.ModelStep(context.Background(), back, back.Messages, false); err != nil {
+		t.Fatal(err)
+	}
+	req := h.prov.requests("You are the checker")[0]
+	if req.Output == nil || string(req.Output.Schema) != string(findingSchema) {
+		t.Errorf("the remote step asked for %+v", req.Output)
+	}
+}

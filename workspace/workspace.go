@@ -467,3 +467,6 @@ func GrantOf(p config.PermissionSettings, dir string) *delegate.Grant {
 	}
 	return g
 }
+
+// It also keeps agents' memory and trees' scratchpads.
+var _ delegate.MemoryLedger = (*store.Store)(nil)
