@@ -21,10 +21,11 @@ const (
 
 const progressHelp = "how the tree shows on stderr while it works: auto (a live view when stderr is a terminal, else nothing), live, plain (one line per step, as -v), none"
 
-// progressMode settles the mode from the flag, -v and the terminal: the
-// live view needs a terminal that can redraw (not TERM=dumb) and colour
-// allowed (no NO_COLOR); without one, live falls back to plain lines and
-// auto to nothing.
+// progressMode settles the mode from the flag, -v and stderr: the live
+// view needs a terminal that can redraw (not TERM=dumb) with colour allowed
+// (NO_COLOR unset or empty). A terminal without those gets plain lines;
+// without a terminal, auto shows nothing (a script's stderr stays clean)
+// and live falls back to plain lines.
 func progressMode(flag string, verbose bool, stderr io.Writer) (string, error) {
 	switch flag {
 	case progressAuto, progressLive, progressPlain, progressNone:
@@ -37,26 +38,25 @@ func progressMode(flag string, verbose bool, stderr io.Writer) (string, error) {
 	if flag == progressPlain || flag == progressNone {
 		return flag, nil
 	}
-	if canRedraw(stderr) {
+	term, redraw := terminal(stderr)
+	switch {
+	case redraw:
 		return progressLive, nil
-	}
-	if flag == progressLive {
+	case term || flag == progressLive:
 		return progressPlain, nil
 	}
 	return progressNone, nil
 }
 
-// canRedraw reports whether w is a terminal the live view can draw on.
-func canRedraw(w io.Writer) bool {
+// terminal reports whether w is a terminal, and whether the live view can
+// draw on it.
+func terminal(w io.Writer) (isTerm, canRedraw bool) {
 	f, ok := w.(*os.File)
 	if !ok || !isatty.IsTerminal(f.Fd()) {
-		return false
-	}
-	if os.Getenv("TERM") == "dumb" {
-		return false
+		return false, false
 	}
 	// NO_COLOR counts when set and not empty (no-color.org).
-	return os.Getenv("NO_COLOR") == ""
+	return true, os.Getenv("TERM") != "dumb" && os.Getenv("NO_COLOR") == ""
 }
 
 // showProgress starts what mode shows on stderr and returns its listeners
