@@ -30,11 +30,17 @@ type terminalArgs struct {
 }
 
 func terminalTool(e *env) tool.Tool {
-	return tool.New(Terminal,
-		fmt.Sprintf("Run a shell command (sh -c) in the working directory and return its combined output and exit status. "+
-			"The command and everything it started are killed when it exits, times out (default %s) or is cancelled, "+
-			"so do not start servers in the background.", e.opts.TerminalTimeout),
-		e.terminal)
+	desc := fmt.Sprintf("Run a shell command (sh -c) in the working directory and return its combined output and exit status. "+
+		"The command and everything it started are killed when it exits, times out (default %s) or is cancelled, "+
+		"so do not start servers in the background.", e.opts.TerminalTimeout)
+	if !e.opts.NoSandbox {
+		desc += " Where the system supports it, the command may write only in the working directory and $TMPDIR, read only there and in system directories"
+		if !e.opts.TerminalNetwork {
+			desc += ", and has no network access"
+		}
+		desc += "."
+	}
+	return tool.New(Terminal, desc, e.terminal)
 }
 
 func (e *env) terminal(ctx context.Context, a terminalArgs) (tool.Result, error) {
