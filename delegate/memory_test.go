@@ -1,11 +1,14 @@
 package delegate_test
 
 import (
+	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/store"
 )
 
 // Two siblings running at the same time exchange values through the
@@ -92,5 +95,40 @@ rules:
 		if strings.HasPrefix(name, "memory_") {
 			t.Errorf("an agent whose root has no scratchpad is offered %s", name)
 		}
+	}
+}
+
+// A resumed tree gets its scratchpad back from the ledger.
+func TestScratchpadSurvivesResume(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lead := agentDef("lead", "LEAD")
+	lead.Scratchpad = true
+	h := newHarness(t, `
+rules:
+  - match: {system: "^LEAD", last_role: user}
+    reply: {tool_calls: [{name: memory_write, arguments: {key: k, value: "kept across the resume"}}]}
+  - match: {system: "^LEAD", last: "^Saved note"}
+    reply: {tool_calls: [{name: memory_read, arguments: {key: k}}]}
+  - match: {system: "^LEAD", last_role: tool}
+    reply: {text: "{{ index .ToolResults 0 }}"}
+`, lead)
+	prov := &cancelOnce{Provider: h.prov, calls: map[string]int{}}
+	h.engine.Models = models{prov}
+	h.engine.Ledger = st
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prov.cancel = cancel
+	first := h.engine.Run(runCtx, delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
+	if first.Status != delegate.StatusCancelled {
+		t.Fatalf("first attempt: %s %s", first.Status, first.Error)
+	}
+	env := h.engine.Resume(ctx, delegate.ResumeRequest{RunID: first.RunID, Agent: lead, RetryFailed: true})
+	if !env.OK() || env.Output != "kept across the resume" {
+		t.Errorf("resumed: %s %q %s", env.Status, env.Output, env.Error)
 	}
 }
