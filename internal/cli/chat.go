@@ -141,7 +141,19 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	}
 	lines := newChatInput(cmd.InOrStdin(), out)
 	defer lines.Close()
-	w.AskUser = lines.ask
+	var turnMu sync.Mutex
+	var turn *chatTurn
+	w.AskUser = func(ctx context.Context, q string) (string, error) {
+		// The live tree steps aside while the question is answered.
+		turnMu.Lock()
+		t := turn
+		turnMu.Unlock()
+		if t != nil {
+			resume := t.pause()
+			defer resume()
+		}
+		return lines.ask(ctx, q)
+	}
 	workdir := a.ResolveWorkdir(w.Dir)
 	if f.workdir != "" {
 		workdir, _ = filepath.Abs(f.workdir)
@@ -175,8 +187,6 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	}
 	// Each turn shows through its own chatTurn; the engine's listener
 	// forwards to the current one.
-	var turnMu sync.Mutex
-	var turn *chatTurn
 	listeners := []delegate.Listener{func(ev delegate.Event) {
 		turnMu.Lock()
 		t := turn

@@ -157,3 +157,16 @@ func (t *chatTurn) end() {
 		t.view = nil
 	}
 }
+
+// pause puts the live tree aside (an ask_user question) and returns what
+// brings it back.
+func (t *chatTurn) pause() func() {
+	t.mu.Lock()
+	v := t.view
+	t.mu.Unlock()
+	if v == nil {
+		return func() {}
+	}
+	v.Pause()
+	return v.Resume
+}
