@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/ledger"
@@ -133,4 +134,56 @@ func (e *Engine) Describe(req RunRequest) (RunSpec, error) {
 		return RunSpec{}, err
 	}
 	return specOf(ledger.NewID(), nil, "", r), nil
+}
+
+// RecordTree records a tree that ran elsewhere (on Temporal) as if it had
+// run here, once it has ended: a run row per envelope, and the events a
+// local run emits — run_start and run_end for the root, spawn and complete
+// or error for each child — to the ledger and the listeners. The
+// conversations are not recorded: they stayed where the tree ran.
+func (e *Engine) RecordTree(ctx context.Context, spec RunSpec, env *Envelope) {
+	withDurations(env)
+	s := &Scope{RunID: env.RunID, RootID: env.RunID, Kind: KindRoot, Label: env.Label, Model: env.Model,
+		Started: env.StartedAt, Workdir: spec.Workdir}
+	e.record(ctx, s, run{task: spec.Task, sessionID: spec.SessionID, workdir: spec.Workdir, quiet: true}, env.StartedAt)
+	start := scopeEvent(EventRunStart, s)
+	start.Task, start.Time = spec.Task, env.StartedAt
+	e.emit(start)
+	e.recordChildren(ctx, s, env)
+	e.recordFinish(ctx, env, s)
+	end := scopeEvent(EventRunEnd, s)
+	end.Envelope = env
+	e.emit(end)
+}
+
+func (e *Engine) recordChildren(ctx context.Context, parent *Scope, env *Envelope) {
+	for _, c := range env.Children {
+		s := &Scope{RunID: c.RunID, ParentID: parent.RunID, RootID: parent.RootID, Depth: c.Depth, Kind: c.Kind,
+			Label: c.Label, Model: c.Model, Started: c.StartedAt, Workdir: parent.Workdir}
+		e.record(ctx, s, run{workdir: parent.Workdir, quiet: true}, c.StartedAt)
+		spawn := scopeEvent(EventSpawn, s)
+		spawn.Time = c.StartedAt
+		e.emit(spawn)
+		e.recordChildren(ctx, s, c)
+		e.recordFinish(ctx, c, s)
+		done := scopeEvent(EventComplete, s)
+		done.Envelope = c
+		done.Turns, done.Usage, done.Tokens, done.Duration, done.Status = c.Turns, c.Usage, c.TreeUsage.Total(), c.Duration, c.Status
+		done.Complete = c.Status == StatusOK
+		if c.Status != StatusOK && c.Status != StatusMaxTurns {
+			done.Type, done.Error = EventError, c.Error
+		}
+		e.emit(done)
+	}
+}
+
+// withDurations restores Duration, which JSON does not carry, from
+// DurationMS, through the tree.
+func withDurations(env *Envelope) {
+	if env.Duration == 0 {
+		env.Duration = time.Duration(env.DurationMS) * time.Millisecond
+	}
+	for _, c := range env.Children {
+		withDurations(c)
+	}
 }

@@ -198,5 +198,6 @@ func record(ctx context.Context, w *workspace.Workspace, spec delegate.RunSpec, 
 		return err
 	}
 	defer l.Close()
-	return durable.Record(ctx, l, spec, env)
+	w.Engine(l).RecordTree(ctx, spec, env)
+	return nil
 }
