@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"fmt"
 	"os"
 	"slices"
@@ -224,4 +225,31 @@ func shortestCycle(start string, comp []string, edges func(string) []string) []s
 		}
 	}
 	return []string{start, start}
+}
+
+// LintRootModels reports each agent that can only run on a default model
+// when there is none: it names no model (or "inherit"), no other agent
+// lists it in sub_agents (so it runs as a root), and defaultModel is "".
+// Such an agent loads, but `deputy run` of it stops on configuration, so
+// `agents lint` and `config validate` call this to say so first.
+func LintRootModels(set *AgentSet, defaultModel string) Diagnostics {
+	if defaultModel != "" && defaultModel != ModelInherit {
+		return nil
+	}
+	child := map[string]bool{}
+	for _, a := range set.List() {
+		for _, s := range a.SubAgents {
+			child[s] = true
+		}
+	}
+	var diags Diagnostics
+	for _, a := range set.List() {
+		missing := a.KeyLine("model") == 0 && strings.EqualFold(filepath.Ext(a.Path), ".toml") // already an error
+		if a.InheritsModel() && !child[a.Name] && !missing {
+			sink := &diagSink{file: a.Path}
+			sink.errorf(a.KeyLine("model"), "model", "no model and no default_model: this agent names no model and config.yaml sets no default_model, so it cannot run; write model = \"provider/model\" or set default_model")
+			diags = append(diags, sink.diags...)
+		}
+	}
+	return diags
 }

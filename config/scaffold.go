@@ -158,3 +158,14 @@ agent:
     model: ""
 `)
 }
+
+// WithInitModel puts model in place of "inherit" on the model line of a
+// file InitAgentTOML or InitAgentMarkdown wrote.
+func WithInitModel(data []byte, model string) []byte {
+	if model == "" || model == ModelInherit {
+		return data
+	}
+	s := strings.Replace(string(data), "\nmodel = \"inherit\"\n", "\nmodel = "+strconv.Quote(model)+"\n", 1)
+	s = strings.Replace(s, "\nmodel: inherit\n", "\nmodel: "+model+"\n", 1)
+	return []byte(s)
+}

@@ -43,7 +43,7 @@ default task.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newAgentsListCmd(g), newAgentsShowCmd(g), newAgentsInitCmd(), newAgentsLintCmd(g))
+	cmd.AddCommand(newAgentsListCmd(g), newAgentsShowCmd(g), newAgentsInitCmd(g), newAgentsLintCmd(g))
 	return cmd
 }
 
@@ -194,7 +194,7 @@ func diagnosticRows(ds config.Diagnostics) []diagnosticRow {
 	return rows
 }
 
-func newAgentsInitCmd() *cobra.Command {
+func newAgentsInitCmd(g *globalFlags) *cobra.Command {
 	var format, dir string
 	cmd := &cobra.Command{
 		Use:   "init <name>",
@@ -202,8 +202,10 @@ func newAgentsInitCmd() *cobra.Command {
 		Long: `Create a commented agent file named after the agent, in .deputy/agents/ under
 the current directory (the project's agents) or in --dir. --format toml writes
 axe's format, --format md Claude Code's (YAML front matter, then the system
-prompt). The file loads and lints clean as written: its model is "inherit"
-until you choose one.
+prompt). The file runs as written: its model is "inherit" when config.yaml sets
+a default_model, else a model of the first provider whose key is set
+(ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY). When
+neither is there it says so and how to set one.
 
 An existing file is never overwritten.`,
 		Example: `  deputy agents init reviewer
@@ -211,7 +213,7 @@ An existing file is never overwritten.`,
   deputy agents init helper --dir ~/.config/deputy/agents`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return initAgent(cmd, args[0], format, dir)
+			return initAgent(cmd, g, args[0], format, dir)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "toml", "file format: toml or md")
@@ -219,16 +221,45 @@ An existing file is never overwritten.`,
 	return cmd
 }
 
-func initAgent(cmd *cobra.Command, name, format, dir string) error {
+// initModels are the models 'agents init' writes, by the key that is set,
+// in the order they are tried.
+var initModels = []struct{ env, model string }{
+	{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-5"},
+	{"OPENAI_API_KEY", "openai/gpt-4.1"},
+	{"GEMINI_API_KEY", "gemini/gemini-2.5-flash"},
+	{"GOOGLE_API_KEY", "gemini/gemini-2.5-flash"},
+	{"OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"},
+}
+
+// initModel picks the model a new agent file names: "inherit" when
+// config.yaml has a default_model, else one of a provider whose key is
+// set; note says what was chosen and why, or how to make the agent run.
+func initModel(g *globalFlags) (model, note string) {
+	cwd, _ := os.Getwd()
+	if s, err := config.LoadSettings(g.settingsPaths(cwd)); err == nil && s.DefaultModel != "" && s.DefaultModel != config.ModelInherit {
+		return config.ModelInherit, fmt.Sprintf("model: inherit (config.yaml's default_model, %s)", s.DefaultModel)
+	}
+	for _, m := range initModels {
+		if strings.TrimSpace(os.Getenv(m.env)) != "" {
+			return m.model, fmt.Sprintf("model: %s (%s is set)", m.model, m.env)
+		}
+	}
+	return config.ModelInherit, "model: inherit, but no provider key is set and config.yaml has no default_model, so the agent cannot run yet:\n" +
+		"  export ANTHROPIC_API_KEY=... (or OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY) and set model in the file,\n" +
+		"  or set default_model in config.yaml ('deputy config init' writes one to edit)"
+}
+
+func initAgent(cmd *cobra.Command, g *globalFlags, name, format, dir string) error {
 	if err := config.ValidAgentName(name); err != nil {
 		return configErr(fmt.Errorf("agent name %q: %w", name, err))
 	}
+	model, note := initModel(g)
 	var data []byte
 	switch format {
 	case "toml":
-		data = config.InitAgentTOML(name)
+		data = config.WithInitModel(config.InitAgentTOML(name), model)
 	case "md", "markdown":
-		format, data = "md", config.InitAgentMarkdown(name)
+		format, data = "md", config.WithInitModel(config.InitAgentMarkdown(name), model)
 	default:
 		return configErrf("--format %q: must be toml or md", format)
 	}
@@ -248,7 +279,7 @@ func initAgent(cmd *cobra.Command, name, format, dir string) error {
 		return configErr(err)
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "created %s\n", path)
+	fmt.Fprintf(out, "created %s\n%s\n", path, note)
 	fmt.Fprintf(out, "Edit its model and prompt, then: deputy agents lint && deputy run %s \"a task\"\n", name)
 	return nil
 }
@@ -298,7 +329,7 @@ fail.`,
 			if err != nil {
 				return err
 			}
-			diags := w.Diagnostics.Sorted()
+			diags := append(w.Diagnostics, config.LintRootModels(w.Agents, w.Settings.DefaultModel)...).Sorted()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				if err := writeJSON(out, diagnosticRows(diags)); err != nil {

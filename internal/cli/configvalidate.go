@@ -139,6 +139,9 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 		opts.KnownProvider = func(string) bool { return true }
 	}
 	agentDiags = append(agentDiags, config.Lint(agents, opts)...)
+	if v.settings != nil {
+		agentDiags = append(agentDiags, config.LintRootModels(agents, v.settings.DefaultModel)...)
+	}
 	diags = append(diags, agentDiags...)
 	for _, a := range agents.List() {
 		for _, h := range agents.Shadowed(a.Name) {
