@@ -1,9 +1,9 @@
 package config
 
 import (
-	"path/filepath"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
