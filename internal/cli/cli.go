@@ -134,6 +134,7 @@ that needs no API key.`,
 		newMCPCmd(g),
 		newFakeLLMCmd(),
 		newVersionCmd(),
+		newWorkerCmd(),
 	)
 	return root
 }

@@ -35,6 +35,8 @@ type runFlags struct {
 	// stdout as JSON lines.
 	progress   string
 	streamJSON bool
+	// temporal is refused with a pointer to deputy-temporal.
+	temporal string
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -71,10 +73,15 @@ after retries, timeout), 130 interrupted.`,
 	fl.StringVar(&f.progress, "progress", progressAuto, progressHelp)
 	fl.BoolVar(&f.streamJSON, "stream-json", false, "print the run's events on stdout as JSON lines, then the --json result as the last line (docs/observability.md)")
 	fl.StringVar(&f.session, "session", "", "continue the stored conversation of this session id, and add this exchange to it")
+	fl.StringVar(&f.temporal, "temporal", "", "HOST:PORT of a Temporal server: runs on Temporal are deputy-temporal's (docs/durable.md)")
+	_ = fl.MarkHidden("temporal")
 	return cmd
 }
 
 func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string) error {
+	if f.temporal != "" {
+		return configErrf("--temporal: %s", temporalHint)
+	}
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
 		return err
