@@ -59,6 +59,23 @@ func matchTool(list []string, name string) bool {
 	return false
 }
 
+// AllowsServer reports whether the grant could let an agent use any tool
+// of the MCP server whose tools are named prefix__<tool> (prefix is
+// mcp__<server>), so that a server none of whose tools may be used is not
+// even started.
+func (g *Grant) AllowsServer(prefix string) bool {
+	if g == nil {
+		return true
+	}
+	if slices.Contains(g.Deny, prefix) {
+		return false
+	}
+	if g.Tools == nil {
+		return true
+	}
+	return slices.ContainsFunc(g.Tools, func(n string) bool { return n == prefix || strings.HasPrefix(n, prefix+"__") })
+}
+
 // AllowsWorkdir reports whether dir (absolute) lies inside a granted path.
 func (g *Grant) AllowsWorkdir(dir string) bool {
 	if g == nil || g.Paths == nil {

@@ -146,7 +146,7 @@ func (e *Engine) baseTools(a *config.Agent, workdir string) (*tool.Registry, err
 		reg = narrowHosts(reg, a.AllowedHosts)
 	}
 	if e.External != nil {
-		for _, t := range e.External.AgentTools(a) {
+		for _, t := range e.External.AgentTools(a, e.Grant.AllowsServer) {
 			if err := reg.Add(t); err != nil && e.Logger != nil {
 				e.Logger.Warn("tool left out", "agent", a.Name, "err", err)
 			}
@@ -165,8 +165,11 @@ const MCPToolPrefix = "mcp__"
 type ToolSource interface {
 	// AgentTools returns the tools agent a may use. A source whose tools
 	// cannot be had (a server that does not start) returns tools that
-	// answer with that error, so the model learns of it.
-	AgentTools(a *config.Agent) []tool.Tool
+	// answer with that error, so the model learns of it. allowServer says
+	// whether the run's grant could allow any tool named prefix__<tool>
+	// (prefix mcp__<server>); a source leaves out, and does not start,
+	// what it refuses. The engine narrows the tools by the grant after.
+	AgentTools(a *config.Agent, allowServer func(prefix string) bool) []tool.Tool
 }
 
 // queryToolsOf lists the llm_query tools a root agent is offered: all of

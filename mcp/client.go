@@ -174,7 +174,11 @@ func sanitize(s string) string { return config.MCPSanitize(s) }
 // start still gives the model a tool for each tool it was meant to give
 // (or one, mcp__<server>, when the agent takes all of them): calling it
 // answers with the error, naming the server and the tail of its stderr.
-func (m *Manager) AgentTools(a *config.Agent) []tool.Tool {
+//
+// allowServer, when not nil, says whether a server's tools (named by
+// their prefix, mcp__<server>) may be used at all in this run (the
+// permission grant); a server it refuses is not started.
+func (m *Manager) AgentTools(a *config.Agent, allowServer func(prefix string) bool) []tool.Tool {
 	servers, own, warnings := m.serversFor(a)
 	for _, w := range warnings {
 		m.log().Warn(w)
@@ -183,7 +187,7 @@ func (m *Manager) AgentTools(a *config.Agent) []tool.Tool {
 	var out []tool.Tool
 	for _, cfg := range servers {
 		want, ok := sel[cfg.Name]
-		if !ok {
+		if !ok || (allowServer != nil && !allowServer(ToolName(cfg.Name, ""))) {
 			continue
 		}
 		r, err := m.server(cfg)

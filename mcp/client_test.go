@@ -60,7 +60,7 @@ func holdServer() {
 		Args: []string{os.Getenv("DEPUTY_MCP_TEST_SCRIPT")}, Env: map[string]string{mcptest.TagVar: os.Getenv("DEPUTY_MCP_TEST_HOLD_TAG")}}
 	m := mcp.NewManager([]config.MCPServer{cfg})
 	a := &config.Agent{Name: "a"}
-	if len(m.AgentTools(a)) < 2 {
+	if len(m.AgentTools(a, nil)) < 2 {
 		fmt.Println("no tools")
 		os.Exit(1)
 	}
@@ -251,13 +251,13 @@ func TestServersAreSharedAndStartLazily(t *testing.T) {
 	a := agentTOML(t, "name = \"a\"\nmodel = \"script/x\"\ntools = [\"mcp__everything__echo\"]\n")
 	b := agentTOML(t, "name = \"b\"\nmodel = \"script/x\"\ntools = [\"mcp__everything\"]\n")
 	none := agentTOML(t, "name = \"none\"\nmodel = \"script/x\"\ntools = [\"read_file\"]\n")
-	if got := m.AgentTools(none); len(got) != 0 {
+	if got := m.AgentTools(none, nil); len(got) != 0 {
 		t.Errorf("an agent that names no MCP tool got %d", len(got))
 	}
 	if procs, _ := mcptest.Processes(needle); len(procs) != 0 {
 		t.Errorf("a server started for an agent that does not use it: %v", procs)
 	}
-	ta, tb := m.AgentTools(a), m.AgentTools(b)
+	ta, tb := m.AgentTools(a, nil), m.AgentTools(b, nil)
 	if len(ta) != 1 || ta[0].Spec().Name != "mcp__everything__echo" {
 		t.Errorf("a's tools = %v", names(ta))
 	}
@@ -309,7 +309,7 @@ func TestCrashedServerRestartsOnce(t *testing.T) {
 	m := mcp.NewManager([]config.MCPServer{{Name: "crashy", Transport: config.MCPStdio, Command: exe,
 		Env: map[string]string{"DEPUTY_MCP_TEST_SERVER": "1", "DEPUTY_MCP_TEST_MARKER": marker}}})
 	defer m.Close()
-	tools := m.AgentTools(agentTOML(t, "name = \"a\"\nmodel = \"script/x\"\n"))
+	tools := m.AgentTools(agentTOML(t, "name = \"a\"\nmodel = \"script/x\"\n"), nil)
 	if len(tools) != 1 {
 		t.Fatalf("tools = %v", names(tools))
 	}
@@ -396,5 +396,44 @@ func TestExpand(t *testing.T) {
 		if got := mcp.Expand(in); got != want {
 			t.Errorf("expand(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The run's permission grant narrows MCP tools like built-in ones, and a
+// server none of whose tools it allows is not even started.
+func TestGrantNarrowsMCPTools(t *testing.T) {
+	everything := mcptest.Everything(t, "everything")
+	tag := mcptest.Tag(t)
+	a := agentTOML(t, "name = \"a\"\nmodel = \"script/x\"\nsystem_prompt = \"You try.\"\n")
+	script := `
+rules:
+  - match: {turn: 1}
+    reply: {tool_calls: [{name: mcp__everything__get-sum, arguments: {a: 1, b: 2}}]}
+  - reply: {text: "{{ join .ToolResults \"\" }}"}
+`
+	for _, tt := range []struct {
+		name    string
+		grant   *delegate.Grant
+		started bool
+		want    string
+	}{
+		{"deny the server", &delegate.Grant{Deny: []string{"mcp__everything"}}, false, "not available to this agent"},
+		{"grant one tool", &delegate.Grant{Tools: []string{"mcp__everything__echo"}}, true, "not available to this agent. Available tools: mcp__everything__echo"},
+		{"grant the server", &delegate.Grant{Tools: []string{"mcp__everything"}}, true, "The sum of 1 and 2 is 3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := mcp.NewManager([]config.MCPServer{everything})
+			defer m.Close()
+			e := engineFor(t, m, script, a)
+			e.Grant = tt.grant
+			env := e.Run(context.Background(), delegate.RunRequest{Agent: a, Task: "go", Workdir: t.TempDir()})
+			if !strings.Contains(env.Output, tt.want) {
+				t.Errorf("model saw %q, want %q", env.Output, tt.want)
+			}
+			procs, _ := mcptest.Processes(tag)
+			if started := len(procs) > 0; started != tt.started {
+				t.Errorf("server started = %v, want %v (%v)", started, tt.started, procs)
+			}
+		})
 	}
 }
