@@ -60,6 +60,9 @@ type Tree struct {
 	mu     sync.Mutex
 	spawns int
 	usage  llm.Usage
+	// subUsage is the sub-agents' part of usage: max_total_tokens is "a
+	// budget for all subagents" and does not count the root's own calls.
+	subUsage llm.Usage
 }
 
 func newTree(rootID string, quotas Quotas, concurrency int) *Tree {
@@ -90,9 +93,9 @@ func (t *Tree) reserveSpawn() error {
 
 func (t *Tree) spentLocked() error {
 	q := t.quotas
-	if q.MaxTotalTokens > 0 && t.usage.Total() >= q.MaxTotalTokens {
+	if q.MaxTotalTokens > 0 && t.subUsage.Total() >= q.MaxTotalTokens {
 		return &QuotaError{Quota: "max_total_tokens", Limit: fmt.Sprint(q.MaxTotalTokens),
-			Used: fmt.Sprintf("%d tokens have been used in this run", t.usage.Total())}
+			Used: fmt.Sprintf("%d tokens have been used by sub-agents in this run", t.subUsage.Total())}
 	}
 	if q.MaxTotalTime > 0 {
 		if el := time.Since(t.start); el >= q.MaxTotalTime {
@@ -103,11 +106,15 @@ func (t *Tree) spentLocked() error {
 	return nil
 }
 
-// addUsage counts one model call.
-func (t *Tree) addUsage(u llm.Usage) {
+// addUsage counts one model call; child says whether a sub-agent (not
+// the root) made it.
+func (t *Tree) addUsage(u llm.Usage, child bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.usage = t.usage.Add(u)
+	if child {
+		t.subUsage = t.subUsage.Add(u)
+	}
 }
 
 // checkTokens is the check after a model call that wants more work: for a
@@ -117,7 +124,7 @@ func (t *Tree) addUsage(u llm.Usage) {
 func (t *Tree) checkTokens(child bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !child || t.quotas.MaxTotalTokens <= 0 || t.usage.Total() < t.quotas.MaxTotalTokens {
+	if !child || t.quotas.MaxTotalTokens <= 0 || t.subUsage.Total() < t.quotas.MaxTotalTokens {
 		return nil
 	}
 	return t.spentLocked()

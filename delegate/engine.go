@@ -329,7 +329,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	countUsage := spec.OnEvent
 	spec.OnEvent = func(ev agent.Event) {
 		if ev.Kind == agent.EventModelEnd && ev.Err == nil {
-			tree.addUsage(ev.Usage)
+			tree.addUsage(ev.Usage, parent != nil)
 		}
 		countUsage(ev)
 	}
