@@ -224,6 +224,11 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	if parent != nil {
 		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
 	}
+	if parent != nil {
+		narrowMaxDepth(s, parent.maxDepth)
+	} else {
+		narrowMaxDepth(s, 0)
+	}
 	env := &Envelope{RunID: id, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Model: r.model, Depth: s.Depth, StartedAt: start}
 	if parent == nil {
 		ev := scopeEvent(EventRunStart, s)

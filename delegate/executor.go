@@ -95,6 +95,9 @@ type RunSpec struct {
 	// answer must match, if any.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	OutputName   string          `json:"output_name,omitempty"`
+	// MaxDepth is the call_agent nesting limit the run's ancestors leave
+	// it (0 for a root): its own max_depth can only narrow it.
+	MaxDepth int `json:"max_depth,omitempty"`
 }
 
 func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
@@ -104,6 +107,7 @@ func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
 		QueryTools: r.queryTools, Summary: r.summary, Quiet: r.quiet, SessionID: r.sessionID}
 	if parent != nil {
 		sp.ParentID, sp.RootID, sp.Depth = parent.RunID, parent.RootID, parent.Depth+1
+		sp.MaxDepth = parent.maxDepth
 	} else {
 		sp.RootID = id
 	}

@@ -124,6 +124,7 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 	s := &Scope{RunID: spec.RunID, ParentID: spec.ParentID, RootID: spec.RootID, Depth: spec.Depth, Kind: spec.Kind,
 		Label: spec.Label, Workdir: spec.Workdir, Model: spec.Model, agent: r.agent, base: base, subagentOn: spec.SubagentOn,
 		tree: newTree(spec.RootID, e.Quotas, e.Concurrency)}
+	narrowMaxDepth(s, spec.MaxDepth)
 	return s, r, nil
 }
 

@@ -48,6 +48,9 @@ type Scope struct {
 	base *tool.Registry
 	// offered is every tool name the model of this run was offered.
 	offered map[string]bool
+	// maxDepth is the call_agent nesting limit in force here: the
+	// smallest max_depth of this run's agent and every ancestor's.
+	maxDepth int
 	// subagentOn says whether this run may use the subagent tool at all
 	// (offered while depth allows).
 	subagentOn bool

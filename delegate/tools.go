@@ -22,7 +22,7 @@ func (e *Engine) toolsFor(s *Scope, r run) *tool.Registry {
 			_ = reg.Add(t) // names in a registry are already unique and valid
 		}
 	}
-	if a := r.agent; a != nil && len(a.SubAgents) > 0 && s.Depth < callAgentMaxDepth(a) && e.Grant.AllowsTool(ToolCallAgent) {
+	if a := r.agent; a != nil && len(a.SubAgents) > 0 && s.Depth < s.maxDepth && e.Grant.AllowsTool(ToolCallAgent) {
 		_ = reg.Add(e.callAgentTool(a))
 	}
 	if r.subagentOn && s.Depth < e.subagentMaxDepth() && e.Grant.AllowsTool(ToolSubagent) {
@@ -53,6 +53,21 @@ func (e *Engine) toolsFor(s *Scope, r run) *tool.Registry {
 		s.offered[n] = true
 	}
 	return reg
+}
+
+// narrowMaxDepth sets s.maxDepth, the call_agent nesting limit in force
+// for s: the smallest of its own agent's max_depth and its parent's limit,
+// so a limit set high in the tree holds all the way down (a root with
+// max_depth = 1 has no grandchildren, whatever its children's files say).
+// inherited is the parent's limit, 0 for a root.
+func narrowMaxDepth(s *Scope, inherited int) {
+	s.maxDepth = config.MaxSubAgentMaxDepth
+	if s.agent != nil {
+		s.maxDepth = callAgentMaxDepth(s.agent)
+	}
+	if inherited > 0 {
+		s.maxDepth = min(s.maxDepth, inherited)
+	}
 }
 
 func callAgentMaxDepth(a *config.Agent) int {
@@ -91,7 +106,7 @@ func (e *Engine) policyFor(s *Scope, _ *tool.Registry) *Policy {
 	p := &Policy{Kind: s.Kind, Depth: s.Depth, Offered: s.offered, Specializations: e.specializationNames(),
 		SubagentOn: s.subagentOn, SubagentMaxDepth: e.subagentMaxDepth()}
 	if s.agent != nil && len(s.agent.SubAgents) > 0 {
-		p.CallAgentMaxDepth = callAgentMaxDepth(s.agent)
+		p.CallAgentMaxDepth = s.maxDepth
 	}
 	return p
 }
