@@ -91,6 +91,34 @@ func (t *Tree) reserveSpawn() error {
 	return nil
 }
 
+// reserveExecution takes one execution from max_executions alone (the
+// place of a call in its response; see order.go).
+func (t *Tree) reserveExecution() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	q := t.quotas
+	if q.MaxExecutions > 0 && t.spawns >= q.MaxExecutions {
+		return &QuotaError{Quota: "max_executions", Limit: fmt.Sprint(q.MaxExecutions),
+			Used: fmt.Sprintf("%d sub-agents have already been spawned in this run", t.spawns)}
+	}
+	t.spawns++
+	return nil
+}
+
+// releaseExecution gives back an execution that spawned no child.
+func (t *Tree) releaseExecution() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.spawns--
+}
+
+// spent returns the quota refusal of a spent token or time quota.
+func (t *Tree) spent() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.spentLocked()
+}
+
 func (t *Tree) spentLocked() error {
 	q := t.quotas
 	if q.MaxTotalTokens > 0 && t.subUsage.Total() >= q.MaxTotalTokens {

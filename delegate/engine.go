@@ -194,7 +194,7 @@ func (e *Engine) spawn(ctx context.Context, r run) *Envelope {
 	if env, ok := e.respawn(ctx, parent, r); ok {
 		return env
 	}
-	if err := parent.tree.reserveSpawn(); err != nil {
+	if err := parent.reserve(ctx); err != nil {
 		env := &Envelope{Kind: r.kind, Label: r.label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
 		ev := scopeEvent(EventQuotaExceeded, parent)
 		ev.ParentID, ev.Kind, ev.Depth = parent.RunID, r.kind, parent.Depth+1
@@ -336,6 +336,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		if ev.Kind == agent.EventModelEnd && ev.Err == nil {
 			tree.addUsage(ev.Usage, parent != nil)
 		}
+		e.orderSpawns(s, ev)
 		countUsage(ev)
 	}
 	var res *agent.Result

@@ -58,6 +58,7 @@ type Scope struct {
 	tree *Tree
 
 	mu        sync.Mutex
+	tickets   tickets // guarded by mu
 	children  []*Envelope
 	childUses llm.Usage // the whole subtrees of finished children
 }
