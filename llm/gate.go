@@ -28,6 +28,8 @@ type Gate struct {
 	// cut is when the limit was last narrowed; zero while the Gate is
 	// still widening fast.
 	cut time.Time
+	// overload is when the last overloaded answer arrived.
+	overload time.Time
 	// notBefore holds every new call until then (Retry-After, a spent
 	// rate-limit window).
 	notBefore time.Time
@@ -50,6 +52,9 @@ const (
 	gateInitial = 256
 	// gateMax bounds how far successes can widen a Gate.
 	gateMax = 16384
+	// gateConfirm is how soon a second overloaded answer must follow the
+	// last one to narrow the Gate to the calls in flight.
+	gateConfirm = 2 * time.Second
 )
 
 type flowQueue struct {
@@ -256,13 +261,21 @@ func (p *permit) done(err error) {
 			}
 		}
 	case Overloaded(err):
-		// What the server still carries is what it accepts: narrow to the
-		// calls in flight, never below one. When that explains the refusal
-		// (we were above what it carries) the refused call alone waits out
-		// its Retry-After, in the retry; when it does not (a spent
-		// per-minute budget refuses even a lone call) every new call waits.
+		// One refusal after a calm spell may be noise (a blip, a burst of
+		// someone else's): narrow a little. A second one soon after
+		// confirms it: what the server still carries is what it accepts,
+		// so narrow to the calls in flight, never below one. When that
+		// explains the refusal (we were above what it carries) the refused
+		// call alone waits out its Retry-After, in the retry; when it does
+		// not (a spent per-minute budget refuses even a lone call) every
+		// new call waits.
 		old := g.limit
-		g.limit = max(1, min(g.limit, float64(g.inflight)))
+		if !g.overload.IsZero() && now.Sub(g.overload) < gateConfirm {
+			g.limit = max(1, min(g.limit, float64(g.inflight)))
+		} else {
+			g.limit = max(1, g.limit*0.9)
+		}
+		g.overload = now
 		narrowed := g.limit < old
 		g.cut = now
 		var e *Error
