@@ -23,12 +23,12 @@ import (
 // the ideal time for `lanes` lanes. Times come from the fake's request log.
 func TestAdaptiveConcurrencyUnderA429Limit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a 256-child tree for about two seconds")
+		t.Skip("runs a 256-child tree for about four seconds")
 	}
 	const (
 		children = 256
 		lanes    = 32
-		latency  = 250 * time.Millisecond
+		latency  = 500 * time.Millisecond
 	)
 	calls := make([]llmtest.ToolCallReply, children)
 	for i := range calls {
