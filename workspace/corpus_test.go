@@ -1,0 +1,120 @@
+package workspace_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/workspace"
+)
+
+// Real files of each origin (testdata/corpus, with their licences; see each
+// SOURCE) load with warnings at most, from where their tool keeps them and
+// with no flag, and a dry run of each shows the model, tools and prompt the
+// origin tool would use.
+func TestCorpusLoadsAndDryRuns(t *testing.T) {
+	home := isolate(t)
+	corpus, err := filepath.Abs(filepath.Join("testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := t.TempDir()
+	mustCopy(t, filepath.Join(corpus, "axe", "agents"), filepath.Join(home, ".config", "axe", "agents"))
+	mustCopy(t, filepath.Join(corpus, "claude", "agents"), filepath.Join(project, ".claude", "agents"))
+	// Claude agents that name no model run on the default model.
+	if err := os.MkdirAll(filepath.Join(home, ".config", "deputy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config", "deputy", "config.yaml"), []byte("default_model: openai/gpt-test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REVIEW_LANG", "Go")
+	t.Setenv("PROJECT", "deputy")
+
+	w, err := workspace.Load(workspace.Options{Dir: project, Subqueries: filepath.Join(corpus, "stdslop", "slop.ini")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	axe, claude := 0, 0
+	for _, a := range w.Agents.List() {
+		switch a.Origin() {
+		case "axe":
+			axe++
+		case "claude":
+			claude++
+		}
+		agent, _, err := w.Agent(a.Name)
+		if err != nil {
+			t.Errorf("%s: %v", a.Path, err)
+			continue
+		}
+		p, err := w.Engine(nil).Prepare(delegate.RunRequest{Agent: agent, Task: "t", Workdir: project})
+		if err != nil {
+			t.Errorf("%s: dry run: %v", a.Path, err)
+			continue
+		}
+		if p.Model == "" || p.System == "" && a.Origin() == "claude" {
+			t.Errorf("%s: dry run model %q, system %q", a.Path, p.Model, p.System)
+		}
+		var tools []string
+		for _, tl := range p.Tools {
+			tools = append(tools, tl.Name)
+		}
+		switch {
+		case a.Origin() == "axe" && a.Name == "tool-run-cmd" && strings.Join(tools, ",") != "terminal",
+			a.Origin() == "axe" && a.Name == "tool-url-fetch" && strings.Join(tools, ",") != "fetch",
+			a.Origin() == "axe" && a.Name == "provider-opencode" && len(tools) != 0:
+			t.Errorf("%s: tools %v", a.Name, tools)
+		}
+		if a.Origin() == "axe" && !strings.HasPrefix(p.Model, "opencode/") {
+			t.Errorf("%s: model %q", a.Name, p.Model)
+		}
+	}
+	if axe != 10 || claude < 15 {
+		t.Errorf("found %d axe and %d Claude agents", axe, claude)
+	}
+	if len(w.Specializations) != 2 || w.Specializations[0].SystemPromptPatch != "You are a strict Go reviewer; cite file:line." ||
+		w.Specializations[0].SessionID != "deputy-review" || w.Specializations[1].SystemPromptPatch != "Map the repository; list paths # as you go" {
+		t.Errorf("specializations %+v", w.Specializations)
+	}
+	if n := len(w.Diagnostics.Errors()); n != 0 {
+		t.Errorf("%d errors:\n%s", n, w.Diagnostics.Errors())
+	}
+
+	// Every xzatoma config loads whole: warnings, no errors.
+	files, _ := filepath.Glob(filepath.Join(corpus, "xzatoma", "*.yaml"))
+	if len(files) < 20 {
+		t.Fatalf("only %d xzatoma files", len(files))
+	}
+	for _, f := range files {
+		s, err := config.LoadSettings([]string{f})
+		if err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+			continue
+		}
+		if s.DefaultModel == "" && !copilot(t, f) {
+			t.Errorf("%s: no default model", filepath.Base(f))
+		}
+	}
+}
+
+func copilot(t *testing.T, path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(data), "type: copilot") || !strings.Contains(string(data), "type:")
+}
+
+func mustCopy(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
+		t.Fatal(err)
+	}
+}
