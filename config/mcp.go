@@ -349,3 +349,43 @@ func (a *Agent) declaresMCPTool(t string) bool {
 	}
 	return false
 }
+
+// ClaudeUserMCPPath is where Claude Code keeps the MCP servers `claude mcp
+// add` configures for a user ($CLAUDE_CONFIG_DIR/.claude.json, else
+// ~/.claude.json); "" when there is no home directory.
+func ClaudeUserMCPPath() string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, ".claude.json")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".claude.json")
+}
+
+// LoadClaudeUserMCP reads the MCP servers of Claude Code's user file
+// (ClaudeUserMCPPath): its top-level mcpServers, and those of project
+// dir, which win. The file is Claude Code's, not deputy's, so what deputy
+// cannot read in it is left out silently. A missing file is no servers.
+func LoadClaudeUserMCP(path, dir string) []MCPServer {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	sink := &diagSink{file: path}
+	servers := mcpServersValue(fields{m: m, sink: sink}, "mcpServers")
+	if projects, ok := m["projects"].(map[string]any); ok {
+		if p, ok := projects[dir].(map[string]any); ok {
+			for _, s := range mcpServersValue(fields{m: p, prefix: "projects." + dir, sink: sink}, "mcpServers") {
+				servers = slices.DeleteFunc(servers, func(o MCPServer) bool { return o.Name == s.Name })
+				servers = append(servers, s)
+			}
+		}
+	}
+	return servers
+}

@@ -169,3 +169,31 @@ func TestMCPServerErrors(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code's user file: the user's servers, then the project's, which win.
+func TestLoadClaudeUserMCP(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".claude.json")
+	data := `{"numStartups": 9, "mcpServers": {"a": {"command": "a1"}, "b": {"command": "b1"}},
+ "projects": {"/proj": {"mcpServers": {"b": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}, "/other": {"mcpServers": {"c": {"command": "c"}}}}}`
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range LoadClaudeUserMCP(p, "/proj") {
+		got[s.Name] = s.Transport + " " + s.Command + s.URL
+	}
+	want := map[string]string{"a": "stdio a1", "b": "http http://127.0.0.1:1/mcp"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if s := LoadClaudeUserMCP(filepath.Join(dir, "missing.json"), "/proj"); s != nil {
+		t.Errorf("missing file gave %v", s)
+	}
+	if err := os.WriteFile(p, []byte(`{not json`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := LoadClaudeUserMCP(p, "/proj"); s != nil {
+		t.Errorf("broken file gave %v", s)
+	}
+}

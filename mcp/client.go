@@ -51,6 +51,9 @@ const ToolPrefix = delegate.MCPToolPrefix
 type Manager struct {
 	// Global are the servers every agent may use (config.yaml, .mcp.json).
 	global []config.MCPServer
+	// Referable are servers an agent may name in Claude Code's mcpServers
+	// list without their being for every agent (Claude Code's user file).
+	Referable []config.MCPServer
 	// Logger receives start failures and restarts; nil discards them.
 	Logger *slog.Logger
 	// Dir resolves a stdio server's relative cwd; "" = the process's.
@@ -81,12 +84,13 @@ func (m *Manager) serversFor(a *config.Agent) (list []config.MCPServer, own map[
 	own = map[string]bool{}
 	for _, s := range a.MCPServers {
 		if s.Ref {
-			i := slices.IndexFunc(m.global, func(g config.MCPServer) bool { return g.Name == s.Name })
+			known := append(slices.Clone(m.global), m.Referable...)
+			i := slices.IndexFunc(known, func(g config.MCPServer) bool { return g.Name == s.Name })
 			if i < 0 {
-				warnings = append(warnings, fmt.Sprintf("%s: agent %q names MCP server %q, which is configured nowhere (config.yaml mcp_servers or .mcp.json)", s.Origin, a.Name, s.Name))
+				warnings = append(warnings, fmt.Sprintf("%s: agent %q names MCP server %q, which is configured nowhere (config.yaml mcp_servers, .mcp.json or Claude Code's ~/.claude.json)", s.Origin, a.Name, s.Name))
 				continue
 			}
-			s = m.global[i]
+			s = known[i]
 		}
 		if !own[s.Name] {
 			own[s.Name] = true

@@ -134,6 +134,11 @@ func Load(opts Options) (*Workspace, error) {
 	w.MCP = mcp.NewManager(servers)
 	w.MCP.Logger, w.MCP.Dir = w.Logger, dir
 	w.MCP.OutputMaxBytes = w.Settings.Limits.ToolOutputMaxBytes
+	// Claude Code agents may name the servers `claude mcp add` put in the
+	// user's ~/.claude.json; those are for them only, not for every agent.
+	if p := config.ClaudeUserMCPPath(); p != "" {
+		w.MCP.Referable = config.LoadClaudeUserMCP(p, dir)
+	}
 	var diags config.Diagnostics
 	w.Agents, diags = config.LoadAgents(config.Dirs(dir, opts.AgentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(dir)})
 	w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)
