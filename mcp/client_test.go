@@ -437,3 +437,43 @@ rules:
 		})
 	}
 }
+
+// BenchmarkStdioToolCall measures what one MCP tool call costs deputy over
+// stdio, from the model's arguments to the model's result, against a Go
+// SDK server (the test binary); BenchmarkStdioStart a server's start and
+// tool listing.
+func BenchmarkStdioToolCall(b *testing.B) {
+	m, tools := benchServer(b)
+	defer m.Close()
+	for b.Loop() {
+		res, err := tools[0].Run(context.Background(), []byte(`{}`))
+		if err != nil || res.IsError {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+func BenchmarkStdioStart(b *testing.B) {
+	for b.Loop() {
+		m, _ := benchServer(b)
+		m.Close()
+	}
+}
+
+func benchServer(b *testing.B) (*mcp.Manager, []tool.Tool) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	marker := filepath.Join(b.TempDir(), "crashed")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil { // never crash
+		b.Fatal(err)
+	}
+	m := mcp.NewManager([]config.MCPServer{{Name: "bench", Transport: config.MCPStdio, Command: exe,
+		Env: map[string]string{"DEPUTY_MCP_TEST_SERVER": "1", "DEPUTY_MCP_TEST_MARKER": marker}}})
+	tools := m.AgentTools(&config.Agent{Name: "a"}, nil)
+	if len(tools) != 1 {
+		b.Fatalf("tools: %v", names(tools))
+	}
+	return m, tools
+}
