@@ -511,6 +511,9 @@ func (r *remote) call(ctx context.Context, name string, args map[string]any) (*s
 	case StateClosed:
 		return nil, fmt.Errorf("MCP server %q is closed: the run is over", r.cfg.Name)
 	}
+	if session == nil {
+		return nil, fmt.Errorf("MCP server %q is not running", r.cfg.Name)
+	}
 	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err == nil || ctx.Err() != nil || !r.gone(session, err) {
 		return res, err
@@ -547,11 +550,14 @@ func (r *remote) gone(session *sdk.ClientSession, err error) bool {
 func (r *remote) restart(ctx context.Context, crashed *sdk.ClientSession) (*sdk.ClientSession, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.session != crashed { // another call restarted it already
-		if r.state == StateRunning {
+	if r.session != crashed { // another call restarted it already, or the run ended
+		switch {
+		case r.state == StateRunning && r.session != nil:
 			return r.session, nil
+		case r.state == StateFailed && r.err != nil:
+			return nil, r.err
 		}
-		return nil, r.err
+		return nil, fmt.Errorf("MCP server %q is closed: the run is over", r.cfg.Name)
 	}
 	_ = crashed.Close()
 	r.reapLocked()

@@ -320,6 +320,14 @@ func TestCrashedServerRestartsOnce(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatal("the server did not crash first")
 	}
+	// Once the run is over, its tools answer with an error, not a panic.
+	if err := m.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	res, err = tools[0].Run(context.Background(), []byte(`{}`))
+	if err != nil || !res.IsError || !strings.Contains(res.Content, `MCP server "crashy" is closed: the run is over`) {
+		t.Errorf("call after Close = %+v, %v", res, err)
+	}
 }
 
 // The same over streamable HTTP, against a Go SDK server the test starts
