@@ -278,3 +278,25 @@ func TestEventsAreSafeUnderConcurrency(t *testing.T) {
 		t.Fatalf("status %s, %d children", env.Status, len(env.Children))
 	}
 }
+
+// agent.subagent.model without a provider (xzatoma's way) runs sub-agents
+// on that model of the caller's provider.
+func TestSubagentModelNameOnCallersProvider(t *testing.T) {
+	script := rootCalls(`{"label":"x","task_prompt":"do it"}`) + `
+  - {name: sub, match: {system: "^You are a sub-agent"}, reply: {text: "ok"}}
+`
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	h.engine.Subagent.ModelName = "granite4:1b"
+	if env := h.run(root, "go"); !env.OK() {
+		t.Fatalf("%+v", env)
+	}
+	if m := h.prov.requests("ROOT")[0].Model; m != "test" {
+		t.Errorf("root model %q", m)
+	}
+	for _, r := range h.prov.requests("You are a sub-agent") {
+		if r.Model != "granite4:1b" {
+			t.Errorf("sub-agent model %q, want granite4:1b on the caller's provider", r.Model)
+		}
+	}
+}
