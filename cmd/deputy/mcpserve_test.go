@@ -36,12 +36,16 @@ rules:
     reply: {text: "lead says: {{ join .ToolResults \"\" }}"}
   - match: {system: "^You help"}
     reply: {text: "helper found the answer"}
+  - match: {system: "^You type"}
+    reply: {text: '{"answer": "42"}'}
   - match: {system: "^You are slow"}
     latency: 60s
     reply: {text: "too late"}
 `,
 		"agents/lead.toml":   "name = \"lead\"\ndescription = \"Leads the team: delegates to helper.\"\nmodel = \"script/" + script + "\"\nsystem_prompt = \"You lead.\"\nsub_agents = [\"helper\"]\ntools = []\n",
 		"agents/helper.toml": "name = \"helper\"\ndescription = \"Finds things.\"\nmodel = \"inherit\"\nsystem_prompt = \"You help.\"\ntools = []\n",
+		"agents/typed.toml": "name = \"typed\"\nmodel = \"script/" + script + "\"\nsystem_prompt = \"You type.\"\ntools = []\n" +
+			"output_schema = { type = \"object\", properties = { answer = { type = \"string\" } }, required = [\"answer\"] }\n",
 		"agents/slow.toml":   "name = \"slow\"\ndescription = \"Takes its time.\"\nmodel = \"script/" + script + "\"\nsystem_prompt = \"You are slow.\"\ntools = []\n",
 	}
 	for name, body := range files {
@@ -103,13 +107,27 @@ func TestMCPServeWithGoClient(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "helper,lead,slow" {
-		t.Errorf("tools = %v, want helper, lead, slow", names)
+	if strings.Join(names, ",") != "helper,lead,slow,typed" {
+		t.Errorf("tools = %v, want helper, lead, slow, typed", names)
+	}
+	for _, tl := range tools.Tools {
+		if out, _ := json.Marshal(tl.OutputSchema); (tl.Name == "typed") != (tl.OutputSchema != nil) || (tl.Name == "typed" && !strings.Contains(string(out), `"answer"`)) {
+			t.Errorf("%s's output schema = %s", tl.Name, out)
+		}
+	}
+
+	// An agent with an output schema answers with a structured result too.
+	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "typed", Arguments: map[string]any{"task": "what is it"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(res.StructuredContent); res.IsError || string(got) != `{"answer":"42"}` {
+		t.Errorf("typed's result = %+v, structured %s", res.Content, got)
 	}
 
 	params := &sdk.CallToolParams{Name: "lead", Arguments: map[string]any{"task": "the tides"}}
 	params.SetProgressToken("lead-1")
-	res, err := session.CallTool(ctx, params)
+	res, err = session.CallTool(ctx, params)
 	if err != nil {
 		t.Fatal(err)
 	}
