@@ -46,7 +46,7 @@ rules:
 		"agents/helper.toml": "name = \"helper\"\ndescription = \"Finds things.\"\nmodel = \"inherit\"\nsystem_prompt = \"You help.\"\ntools = []\n",
 		"agents/typed.toml": "name = \"typed\"\nmodel = \"script/" + script + "\"\nsystem_prompt = \"You type.\"\ntools = []\n" +
 			"output_schema = { type = \"object\", properties = { answer = { type = \"string\" } }, required = [\"answer\"] }\n",
-		"agents/slow.toml":   "name = \"slow\"\ndescription = \"Takes its time.\"\nmodel = \"script/" + script + "\"\nsystem_prompt = \"You are slow.\"\ntools = []\n",
+		"agents/slow.toml": "name = \"slow\"\ndescription = \"Takes its time.\"\nmodel = \"script/" + script + "\"\nsystem_prompt = \"You are slow.\"\ntools = []\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, name)
