@@ -44,7 +44,7 @@ func serveTestServer() {
 	marker := os.Getenv("DEPUTY_MCP_TEST_MARKER")
 	sdk.AddTool(s, &sdk.Tool{Name: "crash-once", Description: "crashes the server on its first call"},
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
-			if _, err := os.Stat(marker); err != nil {
+			if _, err := os.Stat(marker); err != nil || os.Getenv("DEPUTY_MCP_TEST_ALWAYS") != "" {
 				_ = os.WriteFile(marker, nil, 0o644)
 				os.Exit(3)
 			}
@@ -484,4 +484,36 @@ func benchServer(b *testing.B) (*mcp.Manager, []tool.Tool) {
 		b.Fatalf("tools: %v", names(tools))
 	}
 	return m, tools
+}
+
+// A server that crashes again after its one restart stays down for the
+// rest of the run, and says so.
+func TestServerThatKeepsCrashing(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mcp.NewManager([]config.MCPServer{{Name: "crashy", Transport: config.MCPStdio, Command: exe,
+		Env: map[string]string{"DEPUTY_MCP_TEST_SERVER": "1", "DEPUTY_MCP_TEST_ALWAYS": "1",
+			"DEPUTY_MCP_TEST_MARKER": filepath.Join(t.TempDir(), "m")}}})
+	defer m.Close()
+	tools := m.AgentTools(agentTOML(t, "name = \"a\"\nmodel = \"script/x\"\n"), nil)
+	if len(tools) != 1 {
+		t.Fatalf("tools = %v", names(tools))
+	}
+	var last string
+	for range 3 {
+		res, err := tools[0].Run(context.Background(), []byte(`{}`))
+		if err != nil || !res.IsError {
+			t.Fatalf("call of a crashing server = %+v, %v", res, err)
+		}
+		last = res.Content
+	}
+	if !strings.Contains(last, `MCP server "crashy" crashed again after its restart`) {
+		t.Errorf("third call = %q", last)
+	}
+	// mcp list would show it failed, with the reason.
+	if st := m.Probe(context.Background(), m.Servers()); len(st) != 1 || st[0].State != mcp.StateFailed || !strings.Contains(st[0].Err, "crashed again") {
+		t.Errorf("probe = %+v", st)
+	}
 }
