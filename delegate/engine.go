@@ -20,6 +20,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/tool"
 )
 
@@ -44,6 +45,10 @@ type Options struct {
 	// of one response run at once. 0 means no cap: each provider's
 	// adaptive gate (llm.Gate) decides how many calls its server takes.
 	Concurrency int
+	// Prices turns each model call's usage into dollars; nil means the
+	// embedded table (price.Table). A model without a price has no cost:
+	// null in JSON, never a guess.
+	Prices *price.Table
 	// MaxTurns is the turn limit of agents that name none; 0 = 50.
 	MaxTurns int
 	// DefaultModel is used by a root agent that names no model.
@@ -332,9 +337,11 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	}
 	// Every model call counts against the tree, the final one included.
 	countUsage := spec.OnEvent
+	var own cost
 	spec.OnEvent = func(ev agent.Event) {
 		if ev.Kind == agent.EventModelEnd && ev.Err == nil {
 			tree.addUsage(ev.Usage, parent != nil)
+			own.add(e.Prices.Cost(ref.String(), ev.Usage))
 		}
 		e.orderSpawns(s, ev)
 		countUsage(ev)
@@ -351,6 +358,10 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		res, runErr = agent.Run(runCtx, spec)
 	}
 	env.Turns, env.Usage, env.Output, env.Messages = prior.turns+res.Turns, prior.usage.Add(res.Usage), res.Output, res.Messages
+	if prior.turns > 0 {
+		// The turns before a resume were not priced here.
+		own.unknown = true
+	}
 	if errors.Is(runErr, agent.ErrMaxTurns) {
 		env.MaxTurnsReached = true
 	}
@@ -366,6 +377,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	if r.output != nil && runErr == nil {
 		env.OutputJSON = json.RawMessage(env.Output)
 	}
+	env.OwnCostUSD = own.usd()
 	e.finish(ctx, env, s, runCtx, runErr, start)
 	e.remember(ctx, s, r, env)
 	if parent != nil {
@@ -417,6 +429,7 @@ func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx con
 	children, childUse := s.snapshot()
 	env.Children = children
 	env.TreeUsage = env.Usage.Add(childUse)
+	env.CostUSD = treeCost(env)
 	env.Duration = time.Since(start)
 	env.DurationMS = env.Duration.Milliseconds()
 	env.Err = err

@@ -46,6 +46,11 @@ type Envelope struct {
 	// every node of the tree it includes the children.
 	Usage     llm.Usage `json:"own_usage"`
 	TreeUsage llm.Usage `json:"usage"`
+	// OwnCostUSD is what this run's own model calls cost, CostUSD what its
+	// whole subtree cost, in US dollars (Options.Prices). nil (null in
+	// JSON) when a model involved has no price: never a guess.
+	OwnCostUSD *float64 `json:"own_cost_usd"`
+	CostUSD    *float64 `json:"cost_usd"`
 	// Turns counts this run's model calls (a subagent's summary call
 	// excluded).
 	Turns           int           `json:"turns"`

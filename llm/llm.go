@@ -95,10 +95,15 @@ type OutputSchema struct {
 	Schema json.RawMessage `json:"schema"`
 }
 
-// Usage counts the tokens of one or more model calls.
+// Usage counts the tokens of one or more model calls. InputTokens is every
+// input token billed, cached ones included; CacheReadTokens and
+// CacheWriteTokens say how many of them were read from, or written to, the
+// provider's prompt cache (they are priced differently).
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // Total is input plus output tokens.
@@ -106,7 +111,8 @@ func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens}
 }
 
 // FinishReason says why the model stopped.

@@ -309,6 +309,8 @@ type runResult struct {
 	Model      string               `json:"model"`
 	Usage      llm.Usage            `json:"usage"`
 	OwnUsage   llm.Usage            `json:"own_usage"`
+	CostUSD    *float64             `json:"cost_usd"`
+	OwnCostUSD *float64             `json:"own_cost_usd"`
 	Turns      int                  `json:"turns"`
 	DurationMS int64                `json:"duration_ms"`
 	Children   []*delegate.Envelope `json:"children"`
@@ -320,7 +322,7 @@ func runJSON(env *delegate.Envelope) runResult {
 		children = []*delegate.Envelope{}
 	}
 	return runResult{RunID: env.RunID, Agent: env.Label, Status: env.Status, Output: env.Output, OutputJSON: env.OutputJSON, Error: env.Error,
-		Model: env.Model, Usage: env.TreeUsage, OwnUsage: env.Usage, Turns: env.Turns, DurationMS: env.DurationMS, Children: children}
+		Model: env.Model, Usage: env.TreeUsage, OwnUsage: env.Usage, CostUSD: env.CostUSD, OwnCostUSD: env.OwnCostUSD, Turns: env.Turns, DurationMS: env.DurationMS, Children: children}
 }
 
 func writeJSON(w io.Writer, v any) error {

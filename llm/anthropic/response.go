@@ -48,8 +48,10 @@ func toolCall(b sdk.ContentBlockUnion) llm.ToolCall {
 // request was billed for, which is what deputy's budgets measure.
 func usage(u sdk.Usage) llm.Usage {
 	return llm.Usage{
-		InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
-		OutputTokens: u.OutputTokens,
+		InputTokens:      u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
+		OutputTokens:     u.OutputTokens,
+		CacheReadTokens:  u.CacheReadInputTokens,
+		CacheWriteTokens: u.CacheCreationInputTokens,
 	}
 }
 

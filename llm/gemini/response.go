@@ -97,8 +97,11 @@ func (a *assembler) response() *llm.Response {
 	}
 	if u := a.usage; u != nil {
 		resp.Usage = llm.Usage{
-			InputTokens:  int64(u.PromptTokenCount),
+			InputTokens:  int64(u.PromptTokenCount), // cached content included
 			OutputTokens: int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount),
+			// Gemini bills explicit cache storage by the hour, not per call:
+			// there is no per-call cache write.
+			CacheReadTokens: int64(u.CachedContentTokenCount),
 		}
 	}
 	return resp

@@ -49,7 +49,9 @@ func toolCall(id, name, args string) llm.ToolCall {
 }
 
 func usage(u sdk.CompletionUsage) llm.Usage {
-	return llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	// prompt_tokens includes the cached ones.
+	return llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
+		CacheReadTokens: u.PromptTokensDetails.CachedTokens, CacheWriteTokens: u.PromptTokensDetails.CacheWriteTokens}
 }
 
 // finishReason maps the wire's finish reason. Some compatible servers say

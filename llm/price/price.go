@@ -1,0 +1,121 @@
+// Package price turns token usage into US dollars with a dated table of the
+// providers' published prices. A model that is not in the table has no
+// cost (ok false): deputy shows null rather than a guess.
+package price
+
+import (
+	"regexp"
+
+	"github.com/deputyhq/deputy/llm"
+)
+
+// Price is one model's price in US dollars per million tokens. Cache
+// prices of zero mean the provider has none: those tokens are priced as
+// input.
+type Price struct {
+	Input      float64
+	Output     float64
+	CacheRead  float64
+	CacheWrite float64
+}
+
+// AsOf is when the embedded table was transcribed from its sources. Prices
+// change: check them, and override or extend the table where they differ.
+const AsOf = "2026-06"
+
+// Sources are the pages the embedded table was transcribed from.
+var Sources = []string{
+	"https://platform.claude.com/docs/en/about-claude/pricing (base input, 5-minute cache writes, cache hits, output)",
+	"https://platform.openai.com/docs/pricing (input, cached input, output; standard tier)",
+	"https://ai.google.dev/gemini-api/docs/pricing (paid tier, prompts up to 200k tokens; cache storage not included)",
+}
+
+// builtin is keyed by "provider/model" as written in deputy's model strings.
+var builtin = map[string]Price{
+	"anthropic/claude-opus-4-8":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"anthropic/claude-opus-4-7":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"anthropic/claude-opus-4-6":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"anthropic/claude-opus-4-5":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"anthropic/claude-opus-4-1":   {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
+	"anthropic/claude-opus-4-0":   {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
+	"anthropic/claude-opus-4":     {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
+	"anthropic/claude-sonnet-4-6": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	"anthropic/claude-sonnet-4-5": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	"anthropic/claude-sonnet-4-0": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	"anthropic/claude-sonnet-4":   {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	"anthropic/claude-3-7-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	"anthropic/claude-haiku-4-5":  {Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25},
+	"anthropic/claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1},
+	"anthropic/claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30},
+
+	"openai/gpt-5.5":      {Input: 5, Output: 30, CacheRead: 0.50},
+	"openai/gpt-5.4":      {Input: 2.50, Output: 15, CacheRead: 0.25},
+	"openai/gpt-5.4-mini": {Input: 0.75, Output: 4.50, CacheRead: 0.075},
+	"openai/gpt-5.4-nano": {Input: 0.20, Output: 1.25, CacheRead: 0.02},
+	"openai/gpt-5":        {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"openai/gpt-5-mini":   {Input: 0.25, Output: 2, CacheRead: 0.025},
+	"openai/gpt-5-nano":   {Input: 0.05, Output: 0.40, CacheRead: 0.005},
+	"openai/gpt-4.1":      {Input: 2, Output: 8, CacheRead: 0.50},
+	"openai/gpt-4.1-mini": {Input: 0.40, Output: 1.60, CacheRead: 0.10},
+	"openai/gpt-4.1-nano": {Input: 0.10, Output: 0.40, CacheRead: 0.025},
+	"openai/gpt-4o":       {Input: 2.50, Output: 10, CacheRead: 1.25},
+	"openai/gpt-4o-mini":  {Input: 0.15, Output: 0.60, CacheRead: 0.075},
+	"openai/o3":           {Input: 2, Output: 8, CacheRead: 0.50},
+	"openai/o4-mini":      {Input: 1.10, Output: 4.40, CacheRead: 0.275},
+
+	"gemini/gemini-2.5-pro":        {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gemini/gemini-2.5-flash":      {Input: 0.30, Output: 2.50, CacheRead: 0.03},
+	"gemini/gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40, CacheRead: 0.01},
+}
+
+// Table prices models: the embedded table, with overrides and additions.
+// The zero Table is the embedded one. It is read-only once built.
+type Table struct {
+	extra map[string]Price
+}
+
+// NewTable returns the embedded table with extra prices laid over it: an
+// entry for a model in the table replaces its price, others add models.
+func NewTable(extra map[string]Price) *Table {
+	return &Table{extra: extra}
+}
+
+// dated matches the suffix of a dated or pinned model name
+// ("-20250929", "-2025-08-07", "-latest"): the same model, the same price.
+var dated = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`)
+
+// Lookup returns the price of model ("provider/model"). A dated name finds
+// its undated entry; nothing else is matched loosely, so a model deputy
+// does not know is never priced like a neighbour.
+func (t *Table) Lookup(model string) (Price, bool) {
+	for _, name := range []string{model, dated.ReplaceAllString(model, "")} {
+		if t != nil {
+			if p, ok := t.extra[name]; ok {
+				return p, true
+			}
+		}
+		if p, ok := builtin[name]; ok {
+			return p, true
+		}
+	}
+	return Price{}, false
+}
+
+// Cost returns what usage of model cost in US dollars, and false when the
+// model has no price.
+func (t *Table) Cost(model string, u llm.Usage) (float64, bool) {
+	p, ok := t.Lookup(model)
+	if !ok {
+		return 0, false
+	}
+	read, write := u.CacheReadTokens, u.CacheWriteTokens
+	if p.CacheRead == 0 {
+		read = 0
+	}
+	if p.CacheWrite == 0 {
+		write = 0
+	}
+	plain := max(u.InputTokens-read-write, 0)
+	usd := float64(plain)*p.Input + float64(read)*p.CacheRead + float64(write)*p.CacheWrite + float64(u.OutputTokens)*p.Output
+	return usd / 1e6, true
+}

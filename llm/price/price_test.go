@@ -1,0 +1,41 @@
+package price
+
+import (
+	"math"
+	"testing"
+
+	"github.com/deputyhq/deputy/llm"
+)
+
+func TestCost(t *testing.T) {
+	tab := NewTable(map[string]Price{"openai/gpt-4.1": {Input: 1, Output: 1}, "local/qwen": {Input: 0.5, Output: 0.5}})
+	for _, tt := range []struct {
+		model string
+		u     llm.Usage
+		want  float64
+		ok    bool
+	}{
+		// 1M plain input at $3 + 1M output at $15, on a dated name.
+		{"anthropic/claude-sonnet-4-5-20250929", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 18, true},
+		// Of 1M input, 400k cache reads ($0.30) and 100k cache writes ($3.75).
+		{"anthropic/claude-sonnet-4-5", llm.Usage{InputTokens: 1e6, CacheReadTokens: 4e5, CacheWriteTokens: 1e5}, 0.5*3 + 0.4*0.30 + 0.1*3.75, true},
+		// OpenAI has no cache-write price: written tokens are plain input.
+		{"openai/gpt-5", llm.Usage{InputTokens: 1e6, CacheWriteTokens: 1e6}, 1.25, true},
+		// Overridden and added prices.
+		{"openai/gpt-4.1", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 2, true},
+		{"local/qwen", llm.Usage{InputTokens: 2e6}, 1, true},
+		// Unknown models, and near misses, have no price.
+		{"openai/gpt-test", llm.Usage{InputTokens: 5}, 0, false},
+		{"anthropic/claude-opus-4-9", llm.Usage{InputTokens: 5}, 0, false},
+		{"script/x.yaml", llm.Usage{}, 0, false},
+	} {
+		got, ok := tab.Cost(tt.model, tt.u)
+		if ok != tt.ok || math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("Cost(%s, %+v) = %v, %v; want %v, %v", tt.model, tt.u, got, ok, tt.want, tt.ok)
+		}
+	}
+	var zero *Table
+	if _, ok := zero.Lookup("openai/gpt-5"); !ok {
+		t.Error("a nil table does not know the embedded prices")
+	}
+}
