@@ -105,8 +105,8 @@ func TestStopReasons(t *testing.T) {
 			if resp.FinishReason != want {
 				t.Errorf("finish = %q, want %q", resp.FinishReason, want)
 			}
-			if resp.Usage != (llm.Usage{InputTokens: 12, OutputTokens: 6}) {
-				t.Errorf("usage = %+v, want cache tokens counted as input", resp.Usage)
+			if resp.Usage != (llm.Usage{InputTokens: 12, OutputTokens: 6, CacheReadTokens: 5, CacheWriteTokens: 4}) {
+				t.Errorf("usage = %+v, want cache tokens counted as input, and each kind counted apart", resp.Usage)
 			}
 		})
 	}
