@@ -54,13 +54,17 @@ func benchEngine(b *testing.B, p llm.Provider, ledger *store.Store, concurrency 
 	root := &config.Agent{Name: "root", Model: "fixed/m", SystemPrompt: "ROOT", SubAgents: []string{"child"}, SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
 	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
 	tools := builtin.New(builtin.Options{Workdir: b.TempDir()})
-	return &delegate.Engine{
+	e := &delegate.Engine{
 		Agents:  config.NewAgentSet(root, child),
 		Models:  models{p},
 		Tools:   func(string) *tool.Registry { return tools },
-		Ledger:  ledger,
 		Options: delegate.Options{Concurrency: concurrency},
-	}, root
+	}
+	if ledger != nil {
+		// A nil *store.Store in the Ledger interface would not be nil.
+		e.Ledger = ledger
+	}
+	return e, root
 }
 
 // BenchmarkDelegation measures a root run with `children` delegations
@@ -102,7 +106,7 @@ func BenchmarkDelegation(b *testing.B) {
 // measured wall time divided by it.
 func BenchmarkFanOut64(b *testing.B) {
 	const latency = 50 * time.Millisecond
-	for _, concurrency := range []int{64, 8} {
+	for _, concurrency := range []int{0, 64, 8} {
 		b.Run(fmt.Sprintf("concurrency=%d", concurrency), func(b *testing.B) {
 			e, root := benchEngine(b, fixedProvider{latency: latency, fanout: 64}, nil, concurrency)
 			wd := b.TempDir()
@@ -115,9 +119,12 @@ func BenchmarkFanOut64(b *testing.B) {
 					b.Fatalf("run: %s %s", env.Status, env.Error)
 				}
 			}
-			// With a bound of c model calls in flight, the 64 children take
-			// ceil(64/c) rounds of one latency each.
-			rounds := (64 + concurrency - 1) / concurrency
+			// With a cap of c model calls in flight, the 64 children take
+			// ceil(64/c) rounds of one latency each; with none, one round.
+			rounds := 1
+			if concurrency > 0 {
+				rounds = (64 + concurrency - 1) / concurrency
+			}
 			ideal := time.Duration(2+rounds) * latency
 			b.ReportMetric(float64(total)/float64(b.N)/float64(ideal), "x-ideal")
 		})
