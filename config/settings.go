@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/deputyhq/deputy/llm/price"
 	"io/fs"
 	"maps"
 	"path/filepath"
@@ -23,6 +24,9 @@ type Settings struct {
 	// Providers are named custom OpenAI-compatible providers, used in model
 	// strings as "<name>/<model>".
 	Providers map[string]ProviderSettings
+	// Prices override or extend the embedded price table, by
+	// "provider/model", in US dollars per million tokens.
+	Prices map[string]price.Price
 	// Concurrency, when above 0, is a hard cap on the model calls in
 	// flight across one run tree; 0 (the default) leaves it to each
 	// provider's adaptive gate.

@@ -28,6 +28,7 @@ type settingsFile struct {
 	Terminal          *terminalFile            `yaml:"terminal"`
 	Permissions       *permissionsFile         `yaml:"permissions"`
 	Limits            *limitsFile              `yaml:"limits"`
+	Prices            map[string]*priceFile    `yaml:"prices"`
 	Store             *storeFile               `yaml:"store"`
 	Agent             *agentFile               `yaml:"agent"`
 	// MCPServers are MCP servers for every agent, keyed by name; mcp is
@@ -75,6 +76,14 @@ type permissionsFile struct {
 	DenyTools *[]string `yaml:"deny_tools"`
 	Paths     *[]string `yaml:"paths"`
 	Hosts     *[]string `yaml:"hosts"`
+}
+
+// priceFile is one model's price in US dollars per million tokens.
+type priceFile struct {
+	Input      *float64 `yaml:"input"`
+	Output     *float64 `yaml:"output"`
+	CacheRead  *float64 `yaml:"cache_read"`
+	CacheWrite *float64 `yaml:"cache_write"`
 }
 
 type limitsFile struct {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"math"
 	"net/url"
 	"os"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/price"
 )
 
 var envVarNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -60,6 +62,9 @@ func (f *settingsFile) check(sink *diagSink) {
 	}
 	for _, name := range sortedKeys(f.Providers) {
 		checkProvider(sink, name, f.Providers[name])
+	}
+	for _, model := range sortedKeys(f.Prices) {
+		checkPrice(sink, model, f.Prices[model])
 	}
 	if l := f.Limits; l != nil {
 		atLeast("limits.stdin_max_bytes", l.StdinMaxBytes, 1)
@@ -172,6 +177,23 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		s.Providers[name] = p
 		origin["providers."+name] = path
 	}
+	for model, pf := range f.Prices {
+		if pf == nil || pf.Input == nil || pf.Output == nil {
+			continue // reported by check
+		}
+		if s.Prices == nil {
+			s.Prices = map[string]price.Price{}
+		}
+		p := price.Price{Input: *pf.Input, Output: *pf.Output}
+		if pf.CacheRead != nil {
+			p.CacheRead = *pf.CacheRead
+		}
+		if pf.CacheWrite != nil {
+			p.CacheWrite = *pf.CacheWrite
+		}
+		s.Prices[model] = p
+		origin["prices."+model] = path
+	}
 	setInt(&s.Concurrency, f.Concurrency)
 	setInt(&s.MaxTurns, f.MaxTurns)
 	if r := f.Retry; r != nil {
@@ -283,4 +305,25 @@ func expandPaths(ps []string) []string {
 		out = append(out, os.ExpandEnv(expandHome(p)))
 	}
 	return out
+}
+
+// checkPrice checks one entry of prices: a provider/model key, input and
+// output set, no negative price.
+func checkPrice(sink *diagSink, model string, p *priceFile) {
+	key := "prices." + model
+	if provider, name, ok := strings.Cut(model, "/"); !ok || provider == "" || name == "" {
+		sink.errorf(0, "", "%s: a price is keyed by provider/model (for example openai/gpt-4.1)", key)
+	}
+	if p == nil || p.Input == nil || p.Output == nil {
+		sink.errorf(0, "", "%s: input and output are required (US dollars per million tokens)", key)
+		return
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"input", p.Input}, {"output", p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite}} {
+		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
+			sink.errorf(0, "", "%s.%s must be a non-negative number of US dollars per million tokens (got %v)", key, f.name, *f.v)
+		}
+	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/llm/providers"
 	"github.com/deputyhq/deputy/mcp"
 	"github.com/deputyhq/deputy/store"
@@ -434,6 +435,7 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 		Logger:    w.Logger,
 		Options: delegate.Options{
 			Concurrency:  s.Concurrency,
+			Prices:       price.NewTable(s.Prices),
 			MaxTurns:     s.MaxTurns,
 			DefaultModel: s.DefaultModel,
 			Subagent: delegate.SubagentOptions{MaxDepth: sub.MaxDepth, DefaultMaxTurns: sub.DefaultMaxTurns,
