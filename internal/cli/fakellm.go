@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,10 +14,12 @@ import (
 )
 
 type fakeLLMFlags struct {
-	addr        string
-	script      string
-	allowRemote bool
-	quiet       bool
+	maxConcurrent   int
+	limitRetryAfter time.Duration
+	addr            string
+	script          string
+	allowRemote     bool
+	quiet           bool
 }
 
 func newFakeLLMCmd() *cobra.Command {
@@ -68,6 +71,8 @@ loopback only: it has no authentication, so another address is refused unless
 	fl.StringVar(&f.script, "script", "", "script file (YAML) saying how the fake model answers (required)")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow listening on a non-loopback address (the server has no authentication)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "do not log each request on stderr")
+	fl.IntVar(&f.maxConcurrent, "max-concurrent", 0, "act as a provider with a concurrency limit: answer 429 to a model request above this many in flight (0: no limit)")
+	fl.DurationVar(&f.limitRetryAfter, "limit-retry-after", 100*time.Millisecond, "the Retry-After (and retry-after-ms) of a --max-concurrent refusal")
 	_ = cmd.MarkFlagRequired("script")
 	return cmd
 }
@@ -85,7 +90,10 @@ func serveFakeLLM(cmd *cobra.Command, f *fakeLLMFlags) error {
 		return configErr(fmt.Errorf("--script %s: %w", f.script, err))
 	}
 	stderr := &lockedWriter{w: cmd.ErrOrStderr()}
-	opts := llmtest.ServerOptions{Addr: f.addr, AllowNonLoopback: f.allowRemote}
+	if f.maxConcurrent < 0 {
+		return configErrf("--max-concurrent must not be negative (got %d)", f.maxConcurrent)
+	}
+	opts := llmtest.ServerOptions{Addr: f.addr, AllowNonLoopback: f.allowRemote, MaxConcurrent: f.maxConcurrent, LimitRetryAfter: f.limitRetryAfter}
 	if !f.quiet {
 		opts.Logf = func(format string, args ...any) {
 			fmt.Fprintf(stderr, "fake-llm: %s\n", strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
