@@ -19,13 +19,14 @@ const (
 	progressNone  = "none"
 )
 
-const progressHelp = "how the tree shows on stderr while it works: auto (a live view when stderr is a terminal, else nothing), live, plain (one line per step, as -v), none"
+const progressHelp = "how the tree shows on stderr while it works: auto (a live view when stderr is a terminal that can redraw, else plain lines), live, plain (one line per step, as -v), none"
 
 // progressMode settles the mode from the flag, -v and stderr: the live
 // view needs a terminal that can redraw (not TERM=dumb) with colour allowed
-// (NO_COLOR unset or empty). A terminal without those gets plain lines;
-// without a terminal, auto shows nothing (a script's stderr stays clean)
-// and live falls back to plain lines.
+// (NO_COLOR unset or empty). Everything else — a terminal without those, a
+// pipe, a file — gets the same information as plain lines, so a run in CI
+// or under another program still shows what it is doing; --progress=none
+// keeps stderr clean.
 func progressMode(flag string, verbose bool, stderr io.Writer) (string, error) {
 	switch flag {
 	case progressAuto, progressLive, progressPlain, progressNone:
@@ -38,25 +39,20 @@ func progressMode(flag string, verbose bool, stderr io.Writer) (string, error) {
 	if flag == progressPlain || flag == progressNone {
 		return flag, nil
 	}
-	term, redraw := terminal(stderr)
-	switch {
-	case redraw:
+	if canRedraw(stderr) {
 		return progressLive, nil
-	case term || flag == progressLive:
-		return progressPlain, nil
 	}
-	return progressNone, nil
+	return progressPlain, nil
 }
 
-// terminal reports whether w is a terminal, and whether the live view can
-// draw on it.
-func terminal(w io.Writer) (isTerm, canRedraw bool) {
+// canRedraw reports whether w is a terminal the live view can draw on.
+func canRedraw(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok || !isatty.IsTerminal(f.Fd()) {
-		return false, false
+		return false
 	}
 	// NO_COLOR counts when set and not empty (no-color.org).
-	return true, os.Getenv("TERM") != "dumb" && os.Getenv("NO_COLOR") == ""
+	return os.Getenv("TERM") != "dumb" && os.Getenv("NO_COLOR") == ""
 }
 
 // showProgress starts what mode shows on stderr and returns its listeners

@@ -124,6 +124,11 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if err != nil {
 		return err
 	}
+	if mode == progressPlain && f.streamJSON && f.progress == progressAuto && !f.verbose {
+		// The stream on stdout already tells a program everything the
+		// plain lines would.
+		mode = progressNone
+	}
 	if f.dryRun {
 		p, err := w.Engine(nil).Prepare(req)
 		if err != nil {
