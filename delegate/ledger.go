@@ -78,7 +78,10 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 	row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
 		Depth: s.Depth, Model: s.Model, Status: string(env.Status), Error: env.Error, StartedAt: env.StartedAt,
 		FinishedAt: env.StartedAt.Add(env.Duration), InputTokens: env.Usage.InputTokens, OutputTokens: env.Usage.OutputTokens,
-		TreeInputTokens: env.TreeUsage.InputTokens, TreeOutputTokens: env.TreeUsage.OutputTokens, Turns: env.Turns, Output: env.Output}
+		TreeInputTokens: env.TreeUsage.InputTokens, TreeOutputTokens: env.TreeUsage.OutputTokens, Turns: env.Turns, Output: env.Output,
+		CacheReadTokens: env.Usage.CacheReadTokens, CacheWriteTokens: env.Usage.CacheWriteTokens,
+		TreeCacheReadTokens: env.TreeUsage.CacheReadTokens, TreeCacheWriteTokens: env.TreeUsage.CacheWriteTokens,
+		OwnCostUSD: env.OwnCostUSD, CostUSD: env.CostUSD}
 	if err := e.Ledger.FinishRun(context.WithoutCancel(ctx), row); err != nil {
 		e.warn("ledger: finishing run", s, err)
 	}

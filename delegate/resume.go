@@ -267,9 +267,12 @@ type resumed struct {
 func (p *resumePlan) envelope(row ledger.Run) *Envelope {
 	env := &Envelope{RunID: row.ID, ParentID: row.ParentID, Kind: Kind(row.Kind), Label: row.Agent, Model: row.Model,
 		Depth: row.Depth, Status: Status(row.Status), Output: row.Output, Error: row.Error,
-		Usage:     llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens},
-		TreeUsage: llm.Usage{InputTokens: row.TreeInputTokens, OutputTokens: row.TreeOutputTokens},
-		Turns:     row.Turns, MaxTurnsReached: row.Status == ledger.StatusMaxTurns, StartedAt: row.StartedAt, fromLedger: true}
+		Usage: llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
+			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens},
+		TreeUsage: llm.Usage{InputTokens: row.TreeInputTokens, OutputTokens: row.TreeOutputTokens,
+			CacheReadTokens: row.TreeCacheReadTokens, CacheWriteTokens: row.TreeCacheWriteTokens},
+		OwnCostUSD: row.OwnCostUSD, CostUSD: row.CostUSD,
+		Turns: row.Turns, MaxTurnsReached: row.Status == ledger.StatusMaxTurns, StartedAt: row.StartedAt, fromLedger: true}
 	if !row.FinishedAt.IsZero() {
 		env.Duration = row.FinishedAt.Sub(row.StartedAt)
 		env.DurationMS = env.Duration.Milliseconds()

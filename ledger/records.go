@@ -50,6 +50,12 @@ type Run struct {
 	// Usage of this run's own model calls, and of its whole subtree (itself included).
 	InputTokens, OutputTokens         int64
 	TreeInputTokens, TreeOutputTokens int64
+	// Cache reads and writes, counted apart from InputTokens, own and tree's.
+	CacheReadTokens, CacheWriteTokens         int64
+	TreeCacheReadTokens, TreeCacheWriteTokens int64
+	// OwnCostUSD is what this run's own model calls cost in US dollars, CostUSD
+	// what its whole subtree cost; nil when unknown (a model without a price).
+	OwnCostUSD, CostUSD *float64
 
 	Turns     int
 	Task      string

@@ -75,8 +75,8 @@ const insertRun = `INSERT INTO runs (
     owner_pid, owner_host, owner_start, tool_call_id, workdir)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// FinishRun records the end of run r.ID: Status (required), Error, Output, usage,
-// Turns and FinishedAt (now when zero, written back into r); Model too when set.
+// FinishRun records the end of run r.ID: Status (required), Error, Output, usage
+// (cache tokens included), costs (NULL when nil), Turns and FinishedAt (now when zero, written back into r); Model too when set.
 //
 // Record the end of a cancelled run with a context that is not itself cancelled
 // (context.WithoutCancel), or the write is refused like any other.
@@ -89,7 +89,9 @@ func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 	err := s.write(ctx, func(t *wtx) error {
 		res, err := t.exec(finishRun, r.ID, r.Status, r.Error, r.Output,
 			r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens,
-			r.Turns, nanos(finished), r.Model)
+			r.Turns, nanos(finished), r.Model,
+			r.CacheReadTokens, r.CacheWriteTokens, r.TreeCacheReadTokens, r.TreeCacheWriteTokens,
+			nullFloat(r.OwnCostUSD), nullFloat(r.CostUSD))
 		if err != nil {
 			return err
 		}
@@ -110,12 +112,15 @@ const finishRun = `UPDATE runs SET
     status = ?2, error = ?3, output = ?4,
     input_tokens = ?5, output_tokens = ?6, tree_input_tokens = ?7, tree_output_tokens = ?8,
     turns = ?9, finished_at = ?10,
-    model = CASE WHEN ?11 = '' THEN model ELSE ?11 END
+    model = CASE WHEN ?11 = '' THEN model ELSE ?11 END,
+    cache_read_tokens = ?12, cache_write_tokens = ?13, tree_cache_read_tokens = ?14, tree_cache_write_tokens = ?15,
+    own_cost_usd = ?16, cost_usd = ?17
 WHERE id = ?1`
 
 const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, model, status, error,
     started_at, finished_at, input_tokens, output_tokens, tree_input_tokens, tree_output_tokens,
-    turns, task, output, coalesce(session_id, ''), tool_call_id, workdir, attempt, coalesce(attempt_started_at, started_at)`
+    turns, task, output, coalesce(session_id, ''), tool_call_id, workdir, attempt, coalesce(attempt_started_at, started_at),
+    cache_read_tokens, cache_write_tokens, tree_cache_read_tokens, tree_cache_write_tokens, own_cost_usd, cost_usd`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -141,9 +146,12 @@ func collect[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([
 func scanRun(sc scanner) (Run, error) {
 	var r Run
 	var started, finished, attemptStarted sql.NullInt64
+	var ownCost, cost sql.NullFloat64
 	err := sc.Scan(&r.ID, &r.ParentID, &r.RootID, &r.Agent, &r.Kind, &r.Depth, &r.Model, &r.Status, &r.Error,
 		&started, &finished, &r.InputTokens, &r.OutputTokens, &r.TreeInputTokens, &r.TreeOutputTokens,
-		&r.Turns, &r.Task, &r.Output, &r.SessionID, &r.ToolCallID, &r.Workdir, &r.Attempt, &attemptStarted)
+		&r.Turns, &r.Task, &r.Output, &r.SessionID, &r.ToolCallID, &r.Workdir, &r.Attempt, &attemptStarted,
+		&r.CacheReadTokens, &r.CacheWriteTokens, &r.TreeCacheReadTokens, &r.TreeCacheWriteTokens, &ownCost, &cost)
+	r.OwnCostUSD, r.CostUSD = floatOrNil(ownCost), floatOrNil(cost)
 	r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
 	r.AttemptStartedAt = fromNanos(attemptStarted)
 	return r, err

@@ -28,6 +28,9 @@ func TestRunRoundTrip(t *testing.T) {
 
 	r.Status, r.Error, r.Output = StatusError, "boom", "partial answer"
 	r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens, r.Turns = 10, 20, 110, 220, 3
+	r.CacheReadTokens, r.CacheWriteTokens, r.TreeCacheReadTokens, r.TreeCacheWriteTokens = 5, 6, 50, 60
+	own := 0.0123
+	r.OwnCostUSD = &own // CostUSD stays nil: a child's model had no price
 	r.FinishedAt = start.Add(time.Minute)
 	r.Model = ""
 	if err := s.FinishRun(ctx, &r); err != nil {
@@ -41,6 +44,9 @@ func TestRunRoundTrip(t *testing.T) {
 	want.Model = "openai/gpt-x" // an empty Model on FinishRun keeps the recorded one
 	if diff := cmp.Diff(want, *got); diff != "" {
 		t.Errorf("GetRun after FinishRun (-want +got):\n%s", diff)
+	}
+	if got.CostUSD != nil || got.OwnCostUSD == nil {
+		t.Errorf("costs read back as %v, %v; want nil (unknown, not zero) and 0.0123", got.CostUSD, got.OwnCostUSD)
 	}
 }
 

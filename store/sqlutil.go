@@ -58,6 +58,23 @@ func nullString(s string) sql.NullString {
 	return sql.NullString{String: s, Valid: s != ""}
 }
 
+// nullFloat stores nil as NULL: an unknown amount, not zero.
+func nullFloat(f *float64) sql.NullFloat64 {
+	if f == nil {
+		return sql.NullFloat64{}
+	}
+	return sql.NullFloat64{Float64: *f, Valid: true}
+}
+
+// floatOrNil reads NULL back as nil.
+func floatOrNil(f sql.NullFloat64) *float64 {
+	if !f.Valid {
+		return nil
+	}
+	v := f.Float64
+	return &v
+}
+
 // prefixEnd returns the smallest string greater than every string that starts with
 // prefix, so that "id >= prefix AND id < end" selects exactly the ids with that
 // prefix using the primary key index (SQLite compares TEXT bytewise). ok is false

@@ -124,10 +124,14 @@ type runView struct {
 	DurationMS int64      `json:"duration_ms"`
 	Usage      llm.Usage  `json:"usage"`
 	OwnUsage   llm.Usage  `json:"own_usage"`
-	Turns      int        `json:"turns"`
-	Task       string     `json:"task"`
-	Output     string     `json:"output"`
-	SessionID  string     `json:"session_id,omitempty"`
+	// CostUSD is the whole subtree's cost in US dollars, OwnCostUSD the run's
+	// own model calls'; null when unknown (a model without a price).
+	CostUSD    *float64 `json:"cost_usd"`
+	OwnCostUSD *float64 `json:"own_cost_usd"`
+	Turns      int      `json:"turns"`
+	Task       string   `json:"task"`
+	Output     string   `json:"output"`
+	SessionID  string   `json:"session_id,omitempty"`
 	// Attempt counts the times the run was started (deputy runs resume).
 	Attempt int `json:"attempt"`
 }
@@ -135,9 +139,12 @@ type runView struct {
 func viewRun(r *store.Run) runView {
 	v := runView{ID: r.ID, ParentID: r.ParentID, RootID: r.RootID, Agent: r.Agent, Kind: r.Kind, Depth: r.Depth,
 		Model: r.Model, Status: r.Status, Error: r.Error, StartedAt: r.StartedAt,
-		Usage:    llm.Usage{InputTokens: r.TreeInputTokens, OutputTokens: r.TreeOutputTokens},
-		OwnUsage: llm.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens},
-		Turns:    r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt}
+		Usage: llm.Usage{InputTokens: r.TreeInputTokens, OutputTokens: r.TreeOutputTokens,
+			CacheReadTokens: r.TreeCacheReadTokens, CacheWriteTokens: r.TreeCacheWriteTokens},
+		OwnUsage: llm.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens},
+		CostUSD: r.CostUSD, OwnCostUSD: r.OwnCostUSD,
+		Turns: r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt}
 	if !r.FinishedAt.IsZero() {
 		t := r.FinishedAt
 		v.FinishedAt = &t
@@ -203,6 +210,7 @@ func printRunHeader(out io.Writer, v runView) {
 	row("status", status)
 	row("turns", fmt.Sprint(v.Turns))
 	row("tokens", fmt.Sprintf("%s (own: %s)", usageText(v.Usage), usageText(v.OwnUsage)))
+	row("cost", fmt.Sprintf("%s (own: %s)", live.USD(v.CostUSD), live.USD(v.OwnCostUSD)))
 	row("started", formatTime(v.StartedAt))
 	row("duration", durationText(v))
 	if v.Attempt > 1 {

@@ -52,7 +52,8 @@ func newRunsListCmd(g *globalFlags) *cobra.Command {
 		Use:   "list",
 		Short: "List recorded runs, newest first",
 		Long: `List root runs, newest first: id, agent, kind, status, tokens of the whole tree
-(input + output), wall time, start time and the task. --all lists the child
+(input + output), its cost in US dollars ("-" when a model without a price
+was called), wall time, start time and the task. --all lists the child
 runs too (call_agent, subagent and subquery runs).
 
 --since takes a duration back from now (90m, 24h, 7d) or a date
@@ -110,10 +111,10 @@ func listRuns(cmd *cobra.Command, g *globalFlags, f *runsListFlags) error {
 
 func printRunTable(out io.Writer, views []runView) {
 	tw := newTable(out)
-	fmt.Fprintln(tw, "ID\tAGENT\tKIND\tSTATUS\tTOKENS\tDURATION\tSTARTED\tTASK")
+	fmt.Fprintln(tw, "ID\tAGENT\tKIND\tSTATUS\tTOKENS\tCOST\tDURATION\tSTARTED\tTASK")
 	for _, v := range views {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", v.ID, v.Agent, v.Kind, v.Status, v.Usage.Total(),
-			durationText(v), formatTime(v.StartedAt), orDash(live.Excerpt(v.Task, 50)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", v.ID, v.Agent, v.Kind, v.Status, v.Usage.Total(),
+			live.USD(v.CostUSD), durationText(v), formatTime(v.StartedAt), orDash(live.Excerpt(v.Task, 50)))
 	}
 	tw.Flush()
 }
@@ -369,7 +370,7 @@ func printChildren(out io.Writer, children []runView) {
 	fmt.Fprintln(out, "\nchildren:")
 	tw := newTable(out)
 	for _, ch := range children {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d tokens\t%s\n", ch.ID, ch.Agent, ch.Kind, ch.Status, ch.Usage.Total(), orDash(live.Excerpt(ch.Task, 50)))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d tokens\t%s\t%s\n", ch.ID, ch.Agent, ch.Kind, ch.Status, ch.Usage.Total(), live.USD(ch.CostUSD), orDash(live.Excerpt(ch.Task, 50)))
 	}
 	tw.Flush()
 }

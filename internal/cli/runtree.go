@@ -20,8 +20,8 @@ func newRunsTreeCmd(g *globalFlags) *cobra.Command {
 		Use:   "tree <id>",
 		Short: "Show the delegation tree a run belongs to",
 		Long: `Show the whole delegation tree of the run's root, one indented line per run:
-its agent or sub-agent label, kind, status, turns, tokens of its subtree,
-wall time and id. Give any run of the tree; the one given is marked with *.`,
+its agent or sub-agent label, kind, status, turns, tokens and cost of its
+subtree ("-" when a model without a price was called), wall time and id. Give any run of the tree; the one given is marked with *.`,
 		Example: `  deputy runs tree last
   deputy runs tree 2A3YCB --json`,
 		Args: cobra.ExactArgs(1),
@@ -99,14 +99,15 @@ func buildTree(runs []store.Run) *treeNode {
 
 func printTree(out io.Writer, root *treeNode, mark string) {
 	tw := newTable(out)
-	fmt.Fprintln(tw, "RUN\tKIND\tSTATUS\tTURNS\tTOKENS\tDURATION\tID\tTASK")
+	fmt.Fprintln(tw, "RUN\tKIND\tSTATUS\tTURNS\tTOKENS\tCOST\tDURATION\tID\tTASK")
 	var walk func(n *treeNode, level int)
 	walk = func(n *treeNode, level int) {
 		label := strings.Repeat("  ", level) + n.Agent
 		if n.ID == mark && n.ParentID != "" {
 			label += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", label, n.Kind, n.Status, n.Turns, n.Usage.Total(), durationText(n.runView), n.ID,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", label, n.Kind, n.Status, n.Turns, n.Usage.Total(), live.USD(n.CostUSD),
+			durationText(n.runView), n.ID,
 			orDash(live.Excerpt(n.Task, 50)))
 		for _, c := range n.Children {
 			walk(c, level+1)

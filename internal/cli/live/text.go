@@ -4,6 +4,7 @@
 package live
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -37,4 +38,13 @@ func Round(d time.Duration) time.Duration {
 		return d.Round(10 * time.Millisecond)
 	}
 	return d.Round(time.Millisecond)
+}
+
+// USD shows an amount of US dollars to the hundredth of a cent ("$0.0123"),
+// or "-" when it is unknown (nil: a model without a price was called).
+func USD(usd *float64) string {
+	if usd == nil {
+		return "-"
+	}
+	return fmt.Sprintf("$%.4f", *usd)
 }
