@@ -325,7 +325,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		AfterModelCall: func(_ context.Context, u llm.Usage) error {
 			return tree.checkTokens(parent != nil)
 		},
-		OnEvent: e.loopListener(ctx, s, r),
+		OnEvent: e.loopListener(ctx, s, r, ref.String()),
 		Resume:  r.resumed != nil,
 		Turns:   prior.turns,
 	}

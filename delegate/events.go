@@ -96,6 +96,9 @@ type Event struct {
 	InFlight int
 
 	Agent *agent.Event
+	// CostUSD is, on the EventProgress of a model call that finished, what
+	// the call cost (Options.Prices); nil when its model has no price.
+	CostUSD *float64
 }
 
 // Listener receives events. It is called synchronously from the runs'

@@ -100,7 +100,8 @@ func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Mes
 
 // loopListener turns a run's loop events into engine progress events and
 // ledger rows.
-func (e *Engine) loopListener(ctx context.Context, s *Scope, r run) func(agent.Event) {
+// model is the "provider/model" the calls go to, for their prices.
+func (e *Engine) loopListener(ctx context.Context, s *Scope, r run, model string) func(agent.Event) {
 	seq := len(r.messages) - r.historyLen
 	var lastUsage llm.Usage
 	ledgerCtx := context.WithoutCancel(ctx)
@@ -125,6 +126,11 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r run) func(agent.E
 		if len(e.Listeners) > 0 {
 			pe := scopeEvent(EventProgress, s)
 			pe.Agent = &ev
+			if ev.Kind == agent.EventModelEnd && ev.Err == nil {
+				if usd, ok := e.Prices.Cost(model, ev.Usage); ok {
+					pe.CostUSD = &usd
+				}
+			}
 			e.emit(pe)
 		}
 	}

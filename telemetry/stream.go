@@ -55,6 +55,10 @@ type StreamEvent struct {
 	Error    string             `json:"error,omitempty"`
 	Quota    string             `json:"quota,omitempty"`
 	Envelope *delegate.Envelope `json:"envelope,omitempty"`
+	// CostUSD is, on run_finished and child_finished, the run's subtree's
+	// cost in US dollars: null when unknown (a model without a price), absent
+	// on other events. Hence a pointer to the nullable pointer.
+	CostUSD **float64 `json:"cost_usd,omitempty"`
 
 	OriginalSize  int `json:"original_size,omitempty"`
 	TruncatedSize int `json:"truncated_size,omitempty"`
@@ -136,6 +140,7 @@ func StreamEventOf(ev delegate.Event) (StreamEvent, bool) {
 	se.Status, se.Error, se.Quota, se.Envelope = string(ev.Status), ev.Error, ev.Quota, ev.Envelope
 	if ev.Envelope != nil {
 		se.Status = string(ev.Envelope.Status)
+		se.CostUSD = &ev.Envelope.CostUSD
 	}
 	se.Tool, se.OriginalSize, se.TruncatedSize, se.MaxDepth = ev.Tool, ev.OriginalSize, ev.TruncatedSize, ev.MaxDepth
 	return se, true

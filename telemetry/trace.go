@@ -105,6 +105,9 @@ func (t *tracer) end(ev delegate.Event) {
 			attribute.Int64("deputy.tree.output_tokens", env.TreeUsage.OutputTokens),
 			attribute.Int("deputy.turns", env.Turns),
 		)
+		if env.CostUSD != nil {
+			rs.agent.SetAttributes(attribute.Float64("deputy.cost_usd", *env.CostUSD))
+		}
 	}
 	rs.agent.SetAttributes(attribute.String("deputy.status", status))
 	if status != string(delegate.StatusOK) {

@@ -75,7 +75,7 @@ func Render(s Snapshot, l Layout) (string, []string) {
 		nameW = max(nameW, 2*r.Depth+len(r.Label)+1+ShortIDLen+2)
 	}
 	nameW = min(nameW, l.Width/3)
-	b.WriteString(style(styleDim, ansi.Truncate(fmt.Sprintf("  %-*s %-32s %5s %7s %7s  %s", nameW, "AGENT", "STATE", "TURNS", "TOKENS", "TIME", "TASK"), l.Width, "")))
+	b.WriteString(style(styleDim, ansi.Truncate(fmt.Sprintf("  %-*s %-32s %5s %7s %8s %7s  %s", nameW, "AGENT", "STATE", "TURNS", "TOKENS", "COST", "TIME", "TASK"), l.Width, "")))
 	b.WriteByte('\n')
 	for _, id := range shown {
 		r := s.Rows[id]
@@ -103,8 +103,8 @@ func Render(s Snapshot, l Layout) (string, []string) {
 		if id == l.Selected {
 			marker = "› "
 		}
-		line := fmt.Sprintf("%s%s %s %5d %7s %7s  %s", marker, style(styleName, pad(name, nameW)), style(st, pad(state, 32)),
-			r.Turns, tokens(subtreeTokens(s, id)), elapsed(r, l.Now), Excerpt(r.Task, 200))
+		line := fmt.Sprintf("%s%s %s %5d %7s %8s %7s  %s", marker, style(styleName, pad(name, nameW)), style(st, pad(state, 32)),
+			r.Turns, tokens(subtreeTokens(s, id)), USD(subtreeCost(s, id)), elapsed(r, l.Now), Excerpt(r.Task, 200))
 		if id == l.Selected && !l.Plain {
 			line = styleSelected.Render(marker) + line[len(marker):]
 		}
@@ -163,7 +163,11 @@ func footer(s Snapshot, now time.Time) string {
 	if cancelled > 0 {
 		counts += fmt.Sprintf(", %d cancelled", cancelled)
 	}
-	return fmt.Sprintf("%s: %s · %s tokens · %s", plural(len(s.Rows), "run", "runs"), counts, tokens(toks), elapsed(root, now))
+	cost := ""
+	if usd := subtreeCost(s, s.Order[0]); usd != nil {
+		cost = " · " + USD(usd)
+	}
+	return fmt.Sprintf("%s: %s · %s tokens%s · %s", plural(len(s.Rows), "run", "runs"), counts, tokens(toks), cost, elapsed(root, now))
 }
 
 func tokens(n int64) string {
@@ -235,6 +239,24 @@ func subtreeTokens(s Snapshot, id string) int64 {
 		n += subtreeTokens(s, c)
 	}
 	return n
+}
+
+// subtreeCost is what the run and everything under it cost so far; nil
+// when a model without a price was called.
+func subtreeCost(s Snapshot, id string) *float64 {
+	r := s.Rows[id]
+	if r.CostUnknown {
+		return nil
+	}
+	n := r.Cost
+	for _, c := range r.children {
+		v := subtreeCost(s, c)
+		if v == nil {
+			return nil
+		}
+		n += *v
+	}
+	return &n
 }
 
 // busiest picks at most room rows of candidates: the root, the selected

@@ -97,3 +97,44 @@ func TestRenderCollapsesFinishedSubtrees(t *testing.T) {
 		t.Errorf("final frame:\n%s", text)
 	}
 }
+
+// Each row shows what its subtree cost so far and the footer the tree's
+// total; a call of a model without a price makes its row and everything
+// above it "-", and the footer leaves the total out rather than guess.
+func TestRenderCost(t *testing.T) {
+	t0 := time.Now()
+	usd := func(v float64) *float64 { return &v }
+	call := func(id string, cost *float64) delegate.Event {
+		ev := progress(id, "", 0, agent.Event{Kind: agent.EventModelEnd, Turn: 1, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}, t0)
+		ev.CostUSD = cost
+		return ev
+	}
+	tr := NewTree()
+	feed(tr,
+		delegate.Event{Type: delegate.EventRunStart, RunID: "R00000000000000000000ROOT1", Label: "top", Time: t0},
+		delegate.Event{Type: delegate.EventSpawn, RunID: "A0000000000000000000000AA1", ParentID: "R00000000000000000000ROOT1", Depth: 1, Label: "priced", Time: t0},
+		delegate.Event{Type: delegate.EventSpawn, RunID: "B0000000000000000000000BB1", ParentID: "R00000000000000000000ROOT1", Depth: 1, Label: "unpriced", Time: t0},
+		call("R00000000000000000000ROOT1", usd(0.01)),
+		call("A0000000000000000000000AA1", usd(0.0012)),
+		call("A0000000000000000000000AA1", usd(0.0008)),
+	)
+	text, _ := Render(tr.Snapshot(), Layout{Plain: true, Now: t0})
+	for _, want := range []string{"COST", "priced#000AA1 ", "  $0.0020 ", "  $0.0120 ", "45 tokens · $0.0120 · "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	feed(tr, call("B0000000000000000000000BB1", nil))
+	text, _ = Render(tr.Snapshot(), Layout{Plain: true, Now: t0})
+	if !strings.Contains(text, "  $0.0020 ") || strings.Contains(text, "$0.0120") || !strings.Contains(text, "60 tokens · ") ||
+		strings.Contains(text, "tokens · $") {
+		t.Errorf("an unpriced call should make the root's cost and the total unknown:\n%s", text)
+	}
+	// The finished envelope's own cost is the engine's sum and wins.
+	feed(tr, delegate.Event{Type: delegate.EventComplete, RunID: "B0000000000000000000000BB1", Depth: 1, Time: t0,
+		Envelope: &delegate.Envelope{Status: delegate.StatusOK, OwnCostUSD: usd(0.003), Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}})
+	text, _ = Render(tr.Snapshot(), Layout{Plain: true, Now: t0})
+	if !strings.Contains(text, "tokens · $0.0150 · ") {
+		t.Errorf("footer after the envelope priced the last child:\n%s", text)
+	}
+}

@@ -36,8 +36,11 @@ type Row struct {
 	Finished time.Time
 	Status   delegate.Status
 	Turns    int
-	// Tokens are the run's own model calls'.
-	Tokens int64
+	// Tokens are the run's own model calls', Cost what they cost in US
+	// dollars; CostUnknown when one of them had no price.
+	Tokens      int64
+	Cost        float64
+	CostUnknown bool
 
 	// inCall: a model call is in flight; queued: it waits for a slot.
 	inCall, queued bool
@@ -131,8 +134,14 @@ func (t *Tree) Listen(ev delegate.Event) {
 	switch ev.Type {
 	case delegate.EventRunEnd, delegate.EventComplete, delegate.EventError:
 		r.Finished, r.Status = ev.Time, ev.Status
-		if ev.Envelope != nil {
-			r.Status = ev.Envelope.Status
+		if env := ev.Envelope; env != nil {
+			r.Status = env.Status
+			// The envelope's cost is the engine's own sum: it wins.
+			if env.OwnCostUSD != nil {
+				r.Cost, r.CostUnknown = *env.OwnCostUSD, false
+			} else if env.Usage.Total() > 0 {
+				r.CostUnknown = true
+			}
 		}
 		r.inCall, r.queued, r.retryUntil = false, false, time.Time{}
 	case delegate.EventQueued:
@@ -153,6 +162,13 @@ func (t *Tree) loop(r *Row, ev delegate.Event) {
 	case agent.EventModelEnd:
 		r.inCall, r.queued, r.retryUntil = false, false, time.Time{}
 		r.Tokens += a.Usage.Total()
+		if a.Err == nil {
+			if ev.CostUSD != nil {
+				r.Cost += *ev.CostUSD
+			} else {
+				r.CostUnknown = true
+			}
+		}
 	case agent.EventRetry:
 		r.retryUntil, r.retryWhy = ev.Time.Add(a.Duration), retryWhy(a.Err)
 	case agent.EventToolStart:
