@@ -64,10 +64,14 @@ func (p *Plain) Listen(ev delegate.Event) {
 
 func (p *Plain) finished(n string, ev delegate.Event) {
 	turns, tokens, dur, status := ev.Turns, ev.Tokens, ev.Duration, ev.Status
+	cost := "" // shown only when known: most lines are of priced models or of none
 	if env := ev.Envelope; env != nil {
 		turns, tokens, dur, status = env.Turns, env.TreeUsage.Total(), env.Duration, env.Status
+		if env.CostUSD != nil {
+			cost = ", " + USD(env.CostUSD)
+		}
 	}
-	line := fmt.Sprintf("%s finished: %s, %d turns, %d tokens, %s", n, status, turns, tokens, Round(dur))
+	line := fmt.Sprintf("%s finished: %s, %d turns, %d tokens%s, %s", n, status, turns, tokens, cost, Round(dur))
 	if ev.Error != "" {
 		line += " — " + Excerpt(ev.Error, 200)
 	}
