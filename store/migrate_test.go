@@ -195,3 +195,28 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// Runs recorded before migration 0004 have no cost: after the upgrade they
+// read back as unknown (nil), never as zero dollars, with their tokens kept.
+func TestMigrateCostKeepsOldRunsUnknown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deputy.db")
+	db := rawDB(t, path)
+	if err := migrate(context.Background(), db, embeddedMigrations()[:3]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(insertRun, "01OLD", nil, "01OLD", "lead", KindRoot, 0, "openai/gpt-4.1", StatusOK, "", 1, 2,
+		100, 20, 150, 30, 2, "task", "answer", nil, 1, "host", 1, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := openAt(t, path)
+	r, err := s.GetRun(context.Background(), "01OLD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CostUSD != nil || r.OwnCostUSD != nil || r.CacheReadTokens != 0 || r.TreeCacheWriteTokens != 0 ||
+		r.TreeInputTokens != 150 || r.OutputTokens != 20 {
+		t.Errorf("old run after the upgrade: cost %v own %v, cache %d/%d, tokens %d/%d; want nil, nil, 0/0, 150/20",
+			r.CostUSD, r.OwnCostUSD, r.CacheReadTokens, r.TreeCacheWriteTokens, r.TreeInputTokens, r.OutputTokens)
+	}
+}
