@@ -55,6 +55,10 @@ type Agent struct {
 	// mcp_servers, Claude Code mcpServers), in file order. An entry with
 	// Ref set names a server configured elsewhere.
 	MCPServers []MCPServer
+	// Budget is what one run of this agent may spend ([budget], front
+	// matter budget:); the engine narrows it to what its ancestors have
+	// left.
+	Budget Budget
 	// Memory is axe's [memory]: a log of the agent's past runs fed back to
 	// its later runs.
 	Memory Memory
@@ -77,6 +81,15 @@ type Agent struct {
 	// lines maps a dotted key to the line it was written on, so checks that
 	// run after loading (Lint) can point at it.
 	lines map[string]int
+}
+
+// Budget caps one run of an agent, its sub-agents' spending included.
+// Zero means no cap of that kind.
+type Budget struct {
+	Tokens int64
+	USD    float64
+	Time   time.Duration
+	Turns  int
 }
 
 // Memory is axe's [memory] table. deputy keeps the log in its ledger.

@@ -87,6 +87,7 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 	}
 	a.MaxTurns = maxTurns(f, ff)
 	subAgentsConfig(f, &a.SubAgentsConfig)
+	budget(f, &a.Budget)
 	params(f, a)
 	outputSchema(f, path, a)
 	if !ff.markdown {
@@ -289,5 +290,65 @@ func memoryConfig(f fields, m *Memory) {
 	}
 	if p, _ := t.str("path"); p != "" {
 		t.sink.warnf(t.line("path"), t.key("path"), "deputy keeps agent memory in its ledger, not in a file; path is ignored")
+	}
+}
+
+// budget reads [budget]: tokens (axe: max_tokens), usd, time (a duration
+// such as "30s", or seconds) and turns.
+func budget(f fields, b *Budget) {
+	t, ok := f.table("budget")
+	if !ok {
+		return
+	}
+	tokKey := "tokens"
+	if t.has("max_tokens") {
+		if t.has("tokens") {
+			t.sink.errorf(t.line("max_tokens"), t.key("max_tokens"), "set budget.tokens or budget.max_tokens, not both")
+			return
+		}
+		tokKey = "max_tokens"
+	}
+	if n, ok := t.integer(tokKey); ok {
+		if n < 0 {
+			t.sink.errorf(t.line(tokKey), t.key(tokKey), "must not be negative, got %d", n)
+		} else {
+			b.Tokens = n
+		}
+	}
+	if x, ok := t.number("usd"); ok {
+		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			t.sink.errorf(t.line("usd"), t.key("usd"), "must be a non-negative number of dollars, got %g", x)
+		} else {
+			b.USD = x
+		}
+	}
+	if t.has("time") {
+		switch v := t.m["time"].(type) {
+		case string:
+			d, err := time.ParseDuration(strings.TrimSpace(v))
+			switch {
+			case err != nil:
+				t.sink.errorf(t.line("time"), t.key("time"), "must be a duration such as \"30s\" or \"5m\", got %q", v)
+			case d < 0 || d > maxSubAgentTimeout:
+				t.sink.errorf(t.line("time"), t.key("time"), "must be between 0s and %s, got %s", maxSubAgentTimeout, d)
+			default:
+				b.Time = d
+			}
+		default:
+			if n, ok := t.integer("time"); ok {
+				if n < 0 || n > int64(maxSubAgentTimeout/time.Second) {
+					t.sink.errorf(t.line("time"), t.key("time"), "must be between 0 and %d seconds, got %d", int64(maxSubAgentTimeout/time.Second), n)
+				} else {
+					b.Time = time.Duration(n) * time.Second
+				}
+			}
+		}
+	}
+	if n, ok := t.integer("turns"); ok {
+		if n < 0 || n > math.MaxInt32 {
+			t.sink.errorf(t.line("turns"), t.key("turns"), "must be between 0 and %d, got %d", math.MaxInt32, n)
+		} else {
+			b.Turns = int(n)
+		}
 	}
 }

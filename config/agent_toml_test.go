@@ -64,6 +64,7 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		},
 		// axe's [memory], kept in the ledger.
 		Memory: Memory{Enabled: true, LastN: 10, MaxEntries: 100},
+		Budget: Budget{Tokens: 50000},
 		// axe's allowed_hosts narrows the agent's fetch.
 		AllowedHosts: []string{"api.example.com"},
 		Path:         path,
@@ -76,7 +77,6 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		"warning: testdata/axe/pr-reviewer.toml:5: format: key format is an axe setting deputy ignores: the answer is printed as text (run --json for JSON)",
 		"warning: testdata/axe/pr-reviewer.toml:16: timeout: key timeout is an axe setting deputy ignores: the run is bounded by max_turns, and a child by sub_agents_config.timeout",
 		"warning: testdata/axe/pr-reviewer.toml:17: stream: key stream is an axe setting deputy ignores: deputy streams when it shows progress",
-		"warning: testdata/axe/pr-reviewer.toml:48: budget: key budget is an axe setting deputy ignores: no token cap applies to this agent (agent.subagent.max_total_tokens caps sub-agents)",
 		"warning: testdata/axe/pr-reviewer.toml:51: retry: key retry is an axe setting deputy ignores: model calls are retried by config.yaml's retry settings",
 		"warning: testdata/axe/pr-reviewer.toml:57: artifacts: key artifacts is an axe setting deputy ignores: no artifact directory is kept",
 	}
@@ -364,5 +364,35 @@ func TestSubAgentsConfigZeroMeansDefault(t *testing.T) {
 	}
 	if a.SubAgentsConfig != DefaultSubAgentsConfig() {
 		t.Errorf("got %+v, want the defaults", a.SubAgentsConfig)
+	}
+}
+
+func TestAgentBudget(t *testing.T) {
+	a, diags := ParseAgentTOML([]byte("name = \"a\"\nmodel = \"inherit\"\n[budget]\ntokens = 1000\nusd = 0.5\ntime = \"30s\"\nturns = 4\n"), "a.toml")
+	if len(diags) != 0 {
+		t.Fatalf("diags: %v", diagStrings(diags))
+	}
+	if want := (Budget{Tokens: 1000, USD: 0.5, Time: 30 * time.Second, Turns: 4}); a.Budget != want {
+		t.Errorf("budget = %+v, want %+v", a.Budget, want)
+	}
+	_, diags = ParseAgentTOML([]byte("name = \"a\"\nmodel = \"inherit\"\n[budget]\ntokens = -1\ntime = \"soon\"\nusd = \"x\"\nextra = 1\n"), "a.toml")
+	want := []string{
+		"error: a.toml:4: budget.tokens: must not be negative, got -1",
+		"error: a.toml:5: budget.time: must be a duration such as \"30s\" or \"5m\", got \"soon\"",
+		"error: a.toml:6: budget.usd: must be a number, got a string",
+		"error: a.toml:7: budget.extra: unknown key",
+	}
+	if d := cmp.Diff(want, diagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}
+
+func TestAgentMarkdownBudget(t *testing.T) {
+	a, diags := ParseAgentMarkdown([]byte("---\nname: a\nbudget:\n  tokens: 200\n  time: 1m\n---\nbody\n"), "a.md")
+	if len(diags) != 0 {
+		t.Fatalf("diags: %v", diagStrings(diags))
+	}
+	if want := (Budget{Tokens: 200, Time: time.Minute}); a.Budget != want {
+		t.Errorf("budget = %+v, want %+v", a.Budget, want)
 	}
 }

@@ -75,9 +75,8 @@ var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
 		"initial_delay_ms": leaf(ownerAxe),
 		"max_delay_ms":     leaf(ownerAxe),
 	}),
-	"budget": table(ownerAxe, map[string]*keySpec{
-		"max_tokens": leaf(ownerAxe),
-	}),
+	// deputy's budget; axe's max_tokens is the same cap as tokens.
+	"budget": budgetSchema(true),
 	"artifacts": table(ownerAxe, map[string]*keySpec{
 		"enabled": leaf(ownerAxe),
 		"dir":     leaf(ownerAxe),
@@ -111,6 +110,7 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 		"temperature": leaf(ownerDeputy),
 		"max_tokens":  leaf(ownerDeputy),
 	}),
+	"budget": budgetSchema(false),
 	// Claude Code settings deputy does not use.
 	"color":           open(ownerClaude),
 	"permissionMode":  open(ownerClaude),
@@ -188,9 +188,22 @@ func checkKeys(sink *diagSink, schema *keySpec, refs []keyRef, unknownSev Severi
 // warning tells a user what they lose.
 var foreignKeyNotes = map[string]string{
 	"timeout":   "the run is bounded by max_turns, and a child by sub_agents_config.timeout",
-	"budget":    "no token cap applies to this agent (agent.subagent.max_total_tokens caps sub-agents)",
 	"retry":     "model calls are retried by config.yaml's retry settings",
 	"stream":    "deputy streams when it shows progress",
 	"format":    "the answer is printed as text (run --json for JSON)",
 	"artifacts": "no artifact directory is kept",
+}
+
+// budgetSchema is the budget table; axe adds its max_tokens.
+func budgetSchema(axe bool) *keySpec {
+	keys := map[string]*keySpec{
+		"tokens": leaf(ownerDeputy),
+		"usd":    leaf(ownerDeputy),
+		"time":   leaf(ownerDeputy),
+		"turns":  leaf(ownerDeputy),
+	}
+	if axe {
+		keys["max_tokens"] = leaf(ownerDeputy)
+	}
+	return table(ownerDeputy, keys)
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -32,6 +34,9 @@ type QuotaError struct {
 }
 
 func (e *QuotaError) Error() string {
+	if strings.HasPrefix(e.Quota, "budget.") {
+		return fmt.Sprintf("ran out of budget: %s is %s and %s", e.Quota, e.Limit, e.Used)
+	}
 	return fmt.Sprintf("Resource quota exceeded: %s is %s and %s", e.Quota, e.Limit, e.Used)
 }
 
@@ -56,6 +61,9 @@ type Tree struct {
 	notes *scratchpad
 	// hooks are the root run's Hooks, for every run of the tree.
 	hooks *Hooks
+	// warnUnpriced warns once that a usd budget cannot hold for a model
+	// without a price.
+	warnUnpriced sync.Once
 
 	mu     sync.Mutex
 	spawns int
@@ -213,4 +221,79 @@ func (p boundedProvider) Generate(ctx context.Context, req *llm.Request, onEvent
 	}
 	defer func() { <-p.calls }()
 	return p.Provider.Generate(ctx, req, onEvent)
+}
+
+// budget is one run's own tokens and dollars cap ([budget] of its agent,
+// or the root's flags) and what its whole subtree has spent against it.
+// Every model call is charged to its run and to each ancestor, so checking
+// a run's chain is checking the smallest of its own budget and what every
+// ancestor has left: budgets only narrow down the tree.
+type budget struct {
+	limit  config.Budget
+	label  string
+	parent *budget
+
+	mu     sync.Mutex
+	tokens int64
+	usd    float64
+}
+
+// narrowBudget returns the smaller of each of a's and b's caps (0 is no
+// cap).
+func narrowBudget(a, b config.Budget) config.Budget {
+	tok := func(x, y int64) int64 {
+		if x == 0 || (y != 0 && y < x) {
+			return y
+		}
+		return x
+	}
+	a.Tokens = tok(a.Tokens, b.Tokens)
+	a.Time = time.Duration(tok(int64(a.Time), int64(b.Time)))
+	a.Turns = int(tok(int64(a.Turns), int64(b.Turns)))
+	if a.USD == 0 || (b.USD != 0 && b.USD < a.USD) {
+		a.USD = b.USD
+	}
+	return a
+}
+
+// charge counts one model call against b and every ancestor. usd counts
+// only when priced; an unpriced call is not guessed at.
+func (b *budget) charge(u llm.Usage, usd float64, priced bool) {
+	for ; b != nil; b = b.parent {
+		b.mu.Lock()
+		b.tokens += u.Total()
+		if priced {
+			b.usd += usd
+		}
+		b.mu.Unlock()
+	}
+}
+
+// wantsUSD reports whether b or an ancestor has a dollar cap.
+func (b *budget) wantsUSD() bool {
+	for ; b != nil; b = b.parent {
+		if b.limit.USD > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// exhausted returns the budget stop of the first run in b's chain whose
+// subtree has spent its tokens or dollars, nil when none has.
+func (b *budget) exhausted() error {
+	for ; b != nil; b = b.parent {
+		b.mu.Lock()
+		tokens, usd := b.tokens, b.usd
+		b.mu.Unlock()
+		if l := b.limit.Tokens; l > 0 && tokens >= l {
+			return &QuotaError{Quota: "budget.tokens", Limit: fmt.Sprint(l),
+				Used: fmt.Sprintf("%d tokens have been used by %s and its sub-agents", tokens, b.label)}
+		}
+		if l := b.limit.USD; l > 0 && usd >= l {
+			return &QuotaError{Quota: "budget.usd", Limit: fmt.Sprintf("$%g", l),
+				Used: fmt.Sprintf("$%.4f has been spent by %s and its sub-agents", usd, b.label)}
+		}
+	}
+	return nil
 }

@@ -132,6 +132,9 @@ type RunRequest struct {
 	// OutputSchema, when set, replaces the agent's output schema: the
 	// root's answer must be one JSON value valid against it (see RunAs).
 	OutputSchema json.RawMessage
+	// Budget is the root's budget from outside its agent file (run's
+	// --max-tokens, --max-usd, --timeout); the agent's [budget] narrows it.
+	Budget config.Budget
 }
 
 // run is everything needed to execute one scope, root or child.
@@ -168,6 +171,9 @@ type run struct {
 	// output, when set, is the shape the final answer must have (the
 	// summary's, for a subagent).
 	output *agent.Output
+	// budget is the run's own budget from outside its agent file (the
+	// root's flags); execute narrows it with the agent's [budget].
+	budget config.Budget
 }
 
 // Run runs a root agent to its final answer and returns its envelope, with
@@ -178,6 +184,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 	if err != nil {
 		return &Envelope{Kind: KindRoot, Label: req.Agent.Name, Status: StatusError, Error: err.Error(), Err: err}
 	}
+	r.budget = req.Budget
 	id := ledger.NewID()
 	tree := newTree(id, e.Quotas, e.Concurrency)
 	if req.Agent.Scratchpad {
@@ -234,6 +241,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	} else {
 		narrowMaxDepth(s, 0)
 	}
+	r = e.applyBudget(s, parent, r)
 	env := &Envelope{RunID: id, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Model: r.model, Depth: s.Depth, StartedAt: start}
 	if parent == nil {
 		ev := scopeEvent(EventRunStart, s)
@@ -323,6 +331,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		ToolConcurrency: e.toolConcurrency(r),
 		Guard:           withToolHooks(e.guard(s, policy), s),
 		AfterModelCall: func(_ context.Context, u llm.Usage) error {
+			if err := s.budget.exhausted(); err != nil {
+				return err
+			}
 			return tree.checkTokens(parent != nil)
 		},
 		OnEvent: e.loopListener(ctx, s, r, ref.String()),
@@ -341,7 +352,16 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	spec.OnEvent = func(ev agent.Event) {
 		if ev.Kind == agent.EventModelEnd && ev.Err == nil {
 			tree.addUsage(ev.Usage, parent != nil)
-			own.add(e.Prices.Cost(ref.String(), ev.Usage))
+			usd, priced := e.Prices.Cost(ref.String(), ev.Usage)
+			own.add(usd, priced)
+			if !priced && s.budget.wantsUSD() {
+				tree.warnUnpriced.Do(func() {
+					if e.Logger != nil {
+						e.Logger.Warn("a usd budget is not enforced for this model: the price table does not know it", "model", ref.String())
+					}
+				})
+			}
+			s.budget.charge(ev.Usage, usd, priced)
 		}
 		e.orderSpawns(s, ev)
 		countUsage(ev)
@@ -554,4 +574,27 @@ func roundDur(d time.Duration) time.Duration {
 		return d.Round(time.Second)
 	}
 	return d.Round(time.Millisecond)
+}
+
+// applyBudget gives s its budget: its own (the root's flags narrowed by
+// its agent's [budget]) chained to its parent's. The time cap narrows the
+// run's timeout (the deadline then narrows down the tree as ever) and
+// turns its max_turns; tokens and dollars are checked after each model
+// call against s and every ancestor.
+func (e *Engine) applyBudget(s, parent *Scope, r run) run {
+	own := r.budget
+	if r.agent != nil {
+		own = narrowBudget(own, r.agent.Budget)
+	}
+	if own.Time > 0 && (r.timeout == 0 || own.Time < r.timeout) {
+		r.timeout = own.Time
+	}
+	if own.Turns > 0 && (r.maxTurns == 0 || own.Turns < r.maxTurns) {
+		r.maxTurns = own.Turns
+	}
+	s.budget = &budget{limit: own, label: r.label}
+	if parent != nil {
+		s.budget.parent = parent.budget
+	}
+	return r
 }

@@ -56,6 +56,8 @@ type Scope struct {
 	subagentOn bool
 
 	tree *Tree
+	// budget is this run's budget, chained to its ancestors'.
+	budget *budget
 
 	mu        sync.Mutex
 	tickets   tickets // guarded by mu

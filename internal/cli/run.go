@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,10 +28,14 @@ type runFlags struct {
 	workdir string
 	skill   string
 	timeout time.Duration
-	dryRun  bool
-	json    bool
-	verbose bool
-	session string
+	// maxTokens and maxUSD are the root's budget (narrowed by its agent's
+	// [budget]).
+	maxTokens int64
+	maxUSD    float64
+	dryRun    bool
+	json      bool
+	verbose   bool
+	session   string
 	// progress is the --progress mode; streamJSON prints the events on
 	// stdout as JSON lines.
 	progress   string
@@ -67,6 +72,8 @@ after retries, timeout), 130 interrupted.`,
 	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none)")
+	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "token budget of the whole run, sub-agents included; the run stops with status budget_exhausted after the model call that reaches it (default none)")
+	fl.Float64Var(&f.maxUSD, "max-usd", 0, "the same budget in dollars, by the price table; not enforced for a model without a price (default none)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would be sent (system prompt, messages, files, tools) and exit without calling a model")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object: output (and output_json for an agent with an output schema), status, model, usage, duration_ms, run_id and the tree of child runs")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
@@ -118,7 +125,11 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if f.model, err = modelFlag(f.model); err != nil {
 		return err
 	}
-	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session}
+	if f.maxTokens < 0 || f.maxUSD < 0 || math.IsNaN(f.maxUSD) || math.IsInf(f.maxUSD, 0) {
+		return configErrf("--max-tokens and --max-usd must not be negative")
+	}
+	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session,
+		Budget: config.Budget{Tokens: f.maxTokens, USD: f.maxUSD}}
 
 	mode, err := progressMode(f.progress, f.verbose, cmd.ErrOrStderr())
 	if err != nil {
