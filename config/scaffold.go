@@ -55,6 +55,14 @@ You are a careful assistant. Answer briefly and say what you checked.
 # [params]
 # temperature = 0.2
 # max_tokens = 4096
+
+# What one run may spend, sub-agents included; never more than its
+# ancestors have left.
+# [budget]
+# tokens = 20000
+# usd = 0.50
+# time = "2m"
+# turns = 8
 `, tomlQuote(name))
 }
 
@@ -78,6 +86,7 @@ model: inherit
 # sub_agents: [test-runner]
 # sub_agents_config: {max_depth: 3, parallel: true, timeout: 120}
 # params: {temperature: 0.2, max_tokens: 4096}
+# budget: {tokens: 20000, usd: 0.50, time: 2m, turns: 8}
 ---
 
 You are a careful assistant. Answer briefly and say what you checked.
