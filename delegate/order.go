@@ -90,6 +90,19 @@ func (s *Scope) takePlace(ctx context.Context) (err error, ok bool) {
 // has one (then only the token and time quotas are checked here), else a
 // reservation now.
 func (s *Scope) reserve(ctx context.Context) error {
+	if err := s.reserveQuota(ctx); err != nil {
+		return err
+	}
+	// A run whose budget chain is spent spawns nothing more: the child
+	// could only stop after its first call.
+	if err := s.budget.exhausted(); err != nil {
+		s.tree.releaseExecution()
+		return err
+	}
+	return nil
+}
+
+func (s *Scope) reserveQuota(ctx context.Context) error {
 	placeErr, ok := s.takePlace(ctx)
 	if !ok {
 		return s.tree.reserveSpawn()
