@@ -32,6 +32,32 @@ type Grant struct {
 	Hosts []string
 }
 
+// Restrict returns a grant narrowed by a run's own allow and deny lists
+// (the CLI's --allow-tool and --deny-tool). Limits only narrow: allow keeps,
+// of the tools g permits, those it names, and can never add one g leaves
+// out; deny adds to g's denials. nil lists change nothing; g is not
+// modified.
+func (g *Grant) Restrict(allow, deny []string) *Grant {
+	if allow == nil && deny == nil {
+		return g
+	}
+	out := &Grant{}
+	if g != nil {
+		*out = *g
+	}
+	if allow != nil {
+		kept := []string{}
+		for _, n := range allow {
+			if g.AllowsTool(n) {
+				kept = append(kept, n)
+			}
+		}
+		out.Tools = kept
+	}
+	out.Deny = append(slices.Clone(out.Deny), deny...)
+	return out
+}
+
 // AllowsTool reports whether the grant lets an agent use the tool name.
 func (g *Grant) AllowsTool(name string) bool {
 	if g == nil {

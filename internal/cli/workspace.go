@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/telemetry/otelenv"
 	"github.com/deputyhq/deputy/workspace"
@@ -74,7 +72,7 @@ func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*cliWorkspace, error) {
 	for _, d := range w.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning:", d)
 	}
-	w.Grant = narrowGrant(w.Grant, g.allowTools, g.denyTools)
+	w.Grant = w.Grant.Restrict(g.allowTools, g.denyTools)
 	return &cliWorkspace{Workspace: w, flags: g, stderr: cmd.ErrOrStderr()}, nil
 }
 
@@ -89,34 +87,6 @@ func (w *cliWorkspace) agent(name string) (*config.Agent, error) {
 		return nil, configErr(err)
 	}
 	return a, nil
-}
-
-// narrowGrant applies --allow-tool and --deny-tool to the configured grant.
-// Limits only narrow: --allow-tool keeps, of the configured tools, those
-// it names; it cannot add one config.yaml's permissions leave out.
-func narrowGrant(g *delegate.Grant, allow, deny []string) *delegate.Grant {
-	if allow == nil && deny == nil {
-		return g
-	}
-	out := &delegate.Grant{}
-	if g != nil {
-		*out = *g
-	}
-	if allow != nil {
-		if out.Tools == nil {
-			out.Tools = slices.Clone(allow)
-		} else {
-			var both []string
-			for _, n := range allow {
-				if out.AllowsTool(n) {
-					both = append(both, n)
-				}
-			}
-			out.Tools = append([]string{}, both...)
-		}
-	}
-	out.Deny = append(slices.Clone(out.Deny), deny...)
-	return out
 }
 
 // settingsPaths are the settings files read, lowest precedence first: the
