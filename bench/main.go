@@ -1,0 +1,180 @@
+// Command bench measures deputy against axe on the same fake provider and
+// the same agent files, in one run, and prints a markdown table of ratios
+// (deputy/axe, deputy/ideal, axe/ideal). docs/performance.md explains the
+// rows and holds the table of a real run.
+//
+//	go run ./bench --axe-src /path/to/axe     # builds axe and deputy
+//	go run ./bench --axe /path/to/axe-binary  # an axe already built
+//	go run ./bench                            # deputy's rows only
+//
+// It is a program, not a test: it runs for about a minute and its figures
+// depend on the machine, so `go test ./...` never runs it. Nothing here
+// reaches the network; the provider is `deputy fake-llm` on 127.0.0.1.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	deputy, axe, axeSrc string
+	keep                bool
+	rows                string
+	runs                [5]int // runs per row, by row number
+	children            int    // row 4's width
+	idealSpec           string // internal: act as the ideal client
+}
+
+func run() error {
+	var o options
+	flag.StringVar(&o.deputy, "deputy", "", "deputy binary to measure (default: go build ./cmd/deputy from the current module)")
+	flag.StringVar(&o.axe, "axe", "", "axe binary to measure against")
+	flag.StringVar(&o.axeSrc, "axe-src", "", "axe source directory (a clone of github.com/jrswab/axe) to build with go build")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (agents, scripts, ledgers) and print its path")
+	flag.StringVar(&o.rows, "rows", "1,2,3,4,5", "rows to run, comma-separated (5 is row 4 with concurrency: 20000)")
+	flag.IntVar(&o.runs[1], "n1", 22, "runs of each program for row 1 (zero latency)")
+	flag.IntVar(&o.runs[2], "n2", 7, "runs of each program for row 2 (nested 3×3)")
+	flag.IntVar(&o.runs[3], "n3", 5, "runs of each program for row 3 (flat 256)")
+	flag.IntVar(&o.runs[4], "n4", 3, "runs of deputy for rows 4 and 5 (10,000 children), and as many of their baseline")
+	flag.IntVar(&o.children, "children", 10000, "row 4's number of children")
+	flag.StringVar(&o.idealSpec, "ideal", "", "internal: run the ideal client from this JSON file")
+	flag.Parse()
+	if o.idealSpec != "" {
+		return idealMain(o.idealSpec)
+	}
+	if o.axe != "" && o.axeSrc != "" {
+		return fmt.Errorf("give --axe or --axe-src, not both")
+	}
+	for _, n := range o.runs[1:] {
+		if n < 1 {
+			return fmt.Errorf("every -nN must be at least 1")
+		}
+	}
+	if o.children < 1 {
+		return fmt.Errorf("-children must be at least 1")
+	}
+	want := map[int]bool{}
+	for _, r := range strings.Split(o.rows, ",") {
+		switch r = strings.TrimSpace(r); r {
+		case "1", "2", "3", "4", "5":
+			want[int(r[0]-'0')] = true
+		default:
+			return fmt.Errorf("-rows: %q is not a row (1 to 5)", r)
+		}
+	}
+
+	tmp, err := os.MkdirTemp("", "deputy-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintln(os.Stderr, "bench: files in", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+
+	b := &bench{opts: o, tmp: tmp, loadStart: loadAvg()}
+	if err := b.prepare(); err != nil {
+		return err
+	}
+	var rows []result
+	for _, def := range rowDefs(o) {
+		if !want[def.num] {
+			continue
+		}
+		r, err := b.measure(def)
+		if err != nil {
+			return fmt.Errorf("row %d (%s): %w", def.num, def.short, err)
+		}
+		rows = append(rows, r)
+	}
+	b.printTable(os.Stdout, rows)
+	return nil
+}
+
+// bench holds what every row shares: the binaries and the scratch directory.
+type bench struct {
+	opts              options
+	tmp               string
+	deputy, axe       string // binaries; axe may be ""
+	self              string // this program, re-run as the ideal client
+	deputyRev, axeRev string
+	loadStart         string // load average when the bench began
+}
+
+// prepare builds or finds the binaries.
+func (b *bench) prepare() error {
+	bin := filepath.Join(b.tmp, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	var err error
+	if b.self, err = os.Executable(); err != nil {
+		return err
+	}
+	b.deputy = b.opts.deputy
+	if b.deputy == "" {
+		b.deputy = filepath.Join(bin, "deputy")
+		fmt.Fprintln(os.Stderr, "bench: building deputy (go build ./cmd/deputy)")
+		if err := goBuild(".", "./cmd/deputy", b.deputy); err != nil {
+			return err
+		}
+		b.deputyRev = gitRev(".")
+	}
+	switch {
+	case b.opts.axe != "":
+		b.axe = b.opts.axe
+	case b.opts.axeSrc != "":
+		b.axe = filepath.Join(bin, "axe")
+		fmt.Fprintln(os.Stderr, "bench: building axe in", b.opts.axeSrc)
+		if err := goBuild(b.opts.axeSrc, ".", b.axe); err != nil {
+			return err
+		}
+		b.axeRev = gitRev(b.opts.axeSrc)
+	}
+	for _, p := range []string{b.deputy, b.axe} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func goBuild(dir, pkg, out string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w", pkg, dir, err)
+	}
+	return nil
+}
+
+// gitRev names the commit a binary was built from, for the table's header;
+// "" when dir is not a git checkout.
+func gitRev(dir string) string {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		rev += "+changes"
+	}
+	return rev
+}
