@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // readerConns bounds the read-only pool. Reads are short; a few connections keep
@@ -78,9 +76,11 @@ func open(ctx context.Context, path string, maxBatch int) (_ *Store, err error) 
 			s.closeAll()
 		}
 	}()
-	if s.wdb, err = sql.Open("sqlite", writerDSN(abs)); err != nil {
+	wc, err := newKeepWALConnector(writerDSN(abs))
+	if err != nil {
 		return nil, err
 	}
+	s.wdb = sql.OpenDB(wc)
 	// One connection, kept forever: SQLite allows one writer per file anyway, and
 	// holding it means no write ever waits on the pool or on a lock this process holds.
 	s.wdb.SetMaxOpenConns(1)
@@ -91,9 +91,11 @@ func open(ctx context.Context, path string, maxBatch int) (_ *Store, err error) 
 		return nil, err
 	}
 
-	if s.rdb, err = sql.Open("sqlite", readerDSN(abs)); err != nil {
+	rc, err := newKeepWALConnector(readerDSN(abs))
+	if err != nil {
 		return nil, err
 	}
+	s.rdb = sql.OpenDB(rc)
 	s.rdb.SetMaxOpenConns(readerConns)
 	s.rdb.SetMaxIdleConns(readerConns)
 	if err := s.rdb.PingContext(ctx); err != nil {
