@@ -2,7 +2,9 @@
 
 // Command deputy-temporal runs deputy's delegation trees on Temporal
 // (docs/durable.md): 'worker' runs workers, 'run' submits a root run. It is
-// a binary of its own so that the Temporal SDK stays out of deputy's.
+// a binary of its own so that the Temporal SDK stays out of deputy's;
+// deputy hands its 'worker' and 'run --temporal' command lines over to it
+// unchanged.
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,30 +23,87 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/durable"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/workspace"
 )
 
 func main() {
 	if err := newRoot().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "deputy-temporal:", err)
-		var x exitCode
-		if errors.As(err, &x) {
-			os.Exit(int(x))
+		var x *exitError
+		if !errors.As(err, &x) {
+			x = &exitError{code: 1, err: err}
 		}
-		os.Exit(1)
+		if !x.quiet {
+			fmt.Fprintln(os.Stderr, "deputy-temporal:", err)
+		}
+		os.Exit(x.code)
 	}
 }
 
-type exitCode int
+// exitError carries an exit code, deputy's: 1 the agent failed, 2 a
+// configuration or usage error. Its message was printed already when
+// quiet is set.
+type exitError struct {
+	code  int
+	err   error
+	quiet bool
+}
 
-func (c exitCode) Error() string { return fmt.Sprintf("exit %d", int(c)) }
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// globals are deputy's global flags: deputy hands its whole command line
+// over (deputy worker, deputy run --temporal), so they mean what they mean
+// there.
+type globals struct {
+	agentsDirs            []string
+	db, logLevel          string
+	subqueries, config    string
+	allowTools, denyTools []string
+}
+
+func (g *globals) flags(cmd *cobra.Command) {
+	pf := cmd.PersistentFlags()
+	pf.StringArrayVar(&g.agentsDirs, "agents-dir", nil, "extra agent directory, winning over the user and project directories (repeatable)")
+	pf.StringVar(&g.db, "db", "", "ledger database file (default as deputy: $DEPUTY_DB, store.path, the data directory)")
+	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default $DEPUTY_LOG, else warn)")
+	pf.StringSliceVar(&g.allowTools, "allow-tool", nil, "grant only these tools to every agent (narrows permissions.tools in config.yaml)")
+	pf.StringSliceVar(&g.denyTools, "deny-tool", nil, "refuse this tool to every agent")
+	pf.StringVar(&g.subqueries, "subqueries", "", "INI file of [llm_tool_<name>] specializations, besides the user and project subqueries.ini")
+	pf.StringVar(&g.config, "config", os.Getenv("DEPUTY_CONFIG"), "settings file read after the user's and the project's config.yaml (default $DEPUTY_CONFIG)")
+}
+
+// load loads the workspace of the current directory as deputy does.
+func (g *globals) load(stderr io.Writer) (*workspace.Workspace, error) {
+	level := g.logLevel
+	if level == "" {
+		level = os.Getenv("DEPUTY_LOG")
+	}
+	lvl, err := telemetry.ParseLevel(level)
+	if err != nil {
+		return nil, usage(err)
+	}
+	w, err := workspace.Load(workspace.Options{AgentsDirs: g.agentsDirs, DB: g.db, Subqueries: g.subqueries,
+		ConfigFile: g.config, Logger: telemetry.NewLogger(stderr, lvl)})
+	if err != nil {
+		return nil, usage(err)
+	}
+	for _, d := range w.Warnings {
+		fmt.Fprintln(stderr, "deputy-temporal: warning:", d)
+	}
+	w.Grant = w.Grant.Restrict(g.allowTools, g.denyTools)
+	return w, nil
+}
+
+// usage marks a configuration or usage error: exit 2, as deputy.
+func usage(err error) error { return &exitError{code: 2, err: err} }
 
 type conn struct {
 	hostPort, namespace, queue string
-	agentsDirs                 []string
-	db                         string
 }
 
 func (c *conn) flags(cmd *cobra.Command) {
@@ -51,7 +111,6 @@ func (c *conn) flags(cmd *cobra.Command) {
 	fl.StringVar(&c.hostPort, "temporal", "", "Temporal frontend address HOST:PORT (required)")
 	fl.StringVar(&c.namespace, "namespace", "default", "Temporal namespace")
 	fl.StringVar(&c.queue, "task-queue", durable.DefaultTaskQueue, "task queue the workers poll")
-	fl.StringArrayVar(&c.agentsDirs, "agents-dir", nil, "extra directory of agent definitions (repeatable)")
 	_ = cmd.MarkFlagRequired("temporal")
 }
 
@@ -60,17 +119,22 @@ func (c *conn) dial() (client.Client, error) {
 }
 
 func newRoot() *cobra.Command {
+	g := &globals{}
 	root := &cobra.Command{
 		Use:           "deputy-temporal",
 		Short:         "Run deputy's delegation trees on Temporal",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newWorker(), newRun())
+	g.flags(root)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usage(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
+	})
+	root.AddCommand(newWorker(g), newRun(g))
 	return root
 }
 
-func newWorker() *cobra.Command {
+func newWorker(g *globals) *cobra.Command {
 	c := &conn{}
 	cmd := &cobra.Command{
 		Use:   "worker --temporal HOST:PORT",
@@ -82,7 +146,7 @@ on as many machines: a tree's children spread across them. Every worker must see
 the same agent definitions and working directories.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := workerEngine(c)
+			eng, err := workerEngine(g, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -103,8 +167,8 @@ the same agent definitions and working directories.`,
 
 // workerEngine is the workspace's engine with providers that make one
 // attempt per call: Temporal retries the activity instead.
-func workerEngine(c *conn) (*delegate.Engine, error) {
-	w, err := workspace.Load(workspace.Options{AgentsDirs: c.agentsDirs})
+func workerEngine(g *globals, stderr io.Writer) (*delegate.Engine, error) {
+	w, err := g.load(stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +178,32 @@ func workerEngine(c *conn) (*delegate.Engine, error) {
 	return w.Engine(nil), nil
 }
 
-func newRun() *cobra.Command {
+type runFlags struct {
+	model, skill, workdir string
+	detach, json          bool
+}
+
+// unsupported are deputy run's flags that a run on Temporal does not have
+// (docs/durable.md, "What differs from a local run"). deputy-temporal
+// accepts them so that it can say so, rather than call them unknown.
+var unsupported = []struct {
+	name, short string
+	bool        bool
+	why         string
+}{
+	{name: "timeout", why: "a tree on Temporal is bounded by its runs' turns and each child's timeout"},
+	{name: "max-tokens", why: "budgets are not counted across a tree on Temporal"},
+	{name: "max-usd", why: "budgets are not counted across a tree on Temporal"},
+	{name: "session", why: "sessions are local"},
+	{name: "dry-run", bool: true, why: "use deputy run --dry-run without --temporal: it shows the same request"},
+	{name: "verbose", short: "v", bool: true, why: "steps are not streamed from Temporal"},
+	{name: "progress", why: "steps are not streamed from Temporal"},
+	{name: "stream-json", bool: true, why: "events are not streamed from Temporal"},
+}
+
+func newRun(g *globals) *cobra.Command {
 	c := &conn{}
-	var detach, asJSON bool
-	var workdir string
+	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   "run --temporal HOST:PORT <agent> [task words...]",
 		Short: "Run an agent's tree on Temporal and print its answer",
@@ -128,67 +214,112 @@ once, recording nothing; 'temporal workflow result --workflow-id ID' gives the
 answer later.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			w, err := workspace.Load(workspace.Options{AgentsDirs: c.agentsDirs, DB: c.db})
-			if err != nil {
-				return err
-			}
-			a, _, err := w.Agent(args[0])
-			if err != nil {
-				return err
-			}
-			if workdir == "" {
-				workdir = a.ResolveWorkdir(w.Dir)
-			} else if workdir, err = filepath.Abs(workdir); err != nil {
-				return err
-			}
-			spec, err := w.Engine(nil).Describe(delegate.RunRequest{Agent: a, Task: strings.Join(args[1:], " "), Workdir: workdir})
-			if err != nil {
-				return err
-			}
-			cl, err := c.dial()
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
-			run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.RunID, TaskQueue: c.queue}, durable.WorkflowName, spec)
-			if err != nil {
-				return err
-			}
-			if detach {
-				fmt.Fprintln(cmd.OutOrStdout(), run.GetID())
-				return nil
-			}
-			var env delegate.Envelope
-			if err := run.Get(ctx, &env); err != nil {
-				return err
-			}
-			if err := record(context.WithoutCancel(ctx), w, spec, &env); err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "deputy-temporal: warning: recording the run in the ledger:", err)
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(&env); err != nil {
-					return err
+			for _, u := range unsupported {
+				if cmd.Flags().Changed(u.name) {
+					return usage(fmt.Errorf("--%s is not supported for a run on Temporal: %s (docs/durable.md)", u.name, u.why))
 				}
-			} else if env.OK() {
-				fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
 			}
-			if !env.OK() {
-				return fmt.Errorf("agent %q failed: %s: %w", env.Label, env.Error, exitCode(1))
-			}
-			return nil
+			return submit(cmd, g, c, f, args[0], strings.Join(args[1:], " "))
 		},
 	}
 	c.flags(cmd)
 	fl := cmd.Flags()
-	fl.BoolVar(&detach, "detach", false, "print the workflow id and return without waiting")
-	fl.BoolVar(&asJSON, "json", false, "print the root's envelope, with its tree, as JSON")
-	fl.StringVar(&workdir, "workdir", "", "working directory of the root agent (default: the agent's, else the current directory)")
-	fl.StringVar(&c.db, "db", "", "ledger path (default: as deputy: $DEPUTY_DB, store.path, the data directory)")
+	fl.BoolVar(&f.detach, "detach", false, "print the workflow id and return without waiting")
+	fl.BoolVar(&f.json, "json", false, "print the root's envelope, with its tree, as JSON")
+	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's, else the current directory)")
+	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model (overrides the agent's)")
+	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
+	for _, u := range unsupported {
+		if u.bool {
+			fl.BoolP(u.name, u.short, false, "not supported on Temporal")
+		} else {
+			fl.StringP(u.name, u.short, "", "not supported on Temporal")
+		}
+		_ = fl.MarkHidden(u.name)
+	}
 	return cmd
+}
+
+func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task string) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	w, err := g.load(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	a, _, err := w.Agent(name)
+	if err != nil {
+		return usage(err)
+	}
+	if f.skill != "" {
+		sk, err := config.ResolveSkill(f.skill, w.Dir, config.SkillDirs(w.Dir))
+		if err != nil {
+			return usage(fmt.Errorf("--skill: %w", err))
+		}
+		cp := *a
+		cp.Skill, cp.SkillDoc = f.skill, sk
+		a = &cp
+	}
+	workdir := a.ResolveWorkdir(w.Dir)
+	if f.workdir != "" {
+		if workdir, err = filepath.Abs(f.workdir); err != nil {
+			return usage(err)
+		}
+	}
+	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
+		return usage(fmt.Errorf("working directory %s does not exist", workdir))
+	}
+	if f.model != "" {
+		if m, _, ok := config.ResolveClaudeModel(f.model); ok && m != "" {
+			f.model = m // a Claude Code alias, as deputy run takes it
+		}
+		if _, err := llm.ParseModel(f.model); err != nil {
+			return usage(fmt.Errorf("--model: %w", err))
+		}
+	}
+	if strings.TrimSpace(task) == "" {
+		task = a.DefaultTask
+	}
+	if strings.TrimSpace(task) == "" {
+		return usage(errors.New("no task: give it after the agent's name"))
+	}
+	spec, err := w.Engine(nil).Describe(delegate.RunRequest{Agent: a, Task: task, Model: f.model, Workdir: workdir})
+	if err != nil {
+		return usage(err)
+	}
+	cl, err := c.dial()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.RunID, TaskQueue: c.queue}, durable.WorkflowName, spec)
+	if err != nil {
+		return err
+	}
+	if f.detach {
+		fmt.Fprintln(cmd.OutOrStdout(), run.GetID())
+		return nil
+	}
+	var env delegate.Envelope
+	if err := run.Get(ctx, &env); err != nil {
+		return err
+	}
+	if err := record(context.WithoutCancel(ctx), w, spec, &env); err != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "deputy-temporal: warning: recording the run in the ledger:", err)
+	}
+	if f.json {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(&env); err != nil {
+			return err
+		}
+	} else if env.OK() {
+		fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
+	}
+	if !env.OK() {
+		return &exitError{code: 1, err: fmt.Errorf("agent %q failed: %s", env.Label, env.Error)}
+	}
+	return nil
 }
 
 // record writes the ended tree into the workspace's ledger.

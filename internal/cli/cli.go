@@ -62,7 +62,7 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := root.ExecuteContext(withArgv(ctx, args))
 	if err == nil {
 		return ExitOK
 	}

@@ -40,8 +40,9 @@ type runFlags struct {
 	// stdout as JSON lines.
 	progress   string
 	streamJSON bool
-	// temporal is refused with a pointer to deputy-temporal.
-	temporal string
+	// temporal, when its address is set, hands the run over to
+	// deputy-temporal.
+	temporal temporalFlags
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -61,7 +62,8 @@ from), 2 configuration error, 3 provider error (auth, unreachable, rate limit
 after retries, timeout), 130 interrupted.`,
 		Example: `  deputy run reviewer "check the diff" < change.diff
   deputy run lead --model anthropic/claude-sonnet-4-5 -v "summarize the repo"
-  deputy run lead --json "plan the release" | jq .usage`,
+  deputy run lead --json "plan the release" | jq .usage
+  deputy run --temporal 127.0.0.1:7233 lead "plan the release"   # on Temporal (docs/durable.md)`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAgent(cmd, g, f, args[0], strings.Join(args[1:], " "))
@@ -80,14 +82,15 @@ after retries, timeout), 130 interrupted.`,
 	fl.StringVar(&f.progress, "progress", progressAuto, progressHelp)
 	fl.BoolVar(&f.streamJSON, "stream-json", false, "print the run's events on stdout as JSON lines, then the --json result as the last line (docs/observability.md)")
 	fl.StringVar(&f.session, "session", "", "continue the stored conversation of this session id, and add this exchange to it")
-	fl.StringVar(&f.temporal, "temporal", "", "HOST:PORT of a Temporal server: runs on Temporal are deputy-temporal's (docs/durable.md)")
-	_ = fl.MarkHidden("temporal")
+	f.temporal.add(cmd, true)
 	return cmd
 }
 
 func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string) error {
-	if f.temporal != "" {
-		return configErrf("--temporal: %s", temporalHint)
+	if err := f.temporal.check(cmd); err != nil {
+		return err
+	} else if f.temporal.hostPort != "" {
+		return handOverToTemporal(cmd)
 	}
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
