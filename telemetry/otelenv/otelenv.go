@@ -1,15 +1,24 @@
 // Package otelenv turns on OpenTelemetry tracing the standard way, from
-// the OTEL_* environment variables, through the contrib autoexport
-// package. It is its own package because the OTLP exporters bring gRPC and
-// protobuf: only the deputy command links it, not every program that uses
-// deputy as a library (those pass their own TracerProvider).
+// the OTEL_* environment variables. It is its own package because the OTLP
+// exporters bring gRPC and protobuf: only the deputy command links it, not
+// every program that uses deputy as a library (those pass their own
+// TracerProvider).
+//
+// It links the three trace exporters the variables can name (OTLP over
+// HTTP or gRPC, and the console) and nothing more: the contrib autoexport
+// package, which chooses among the same ones, also links the metric and log
+// exporters and Prometheus, whose package initialisation cost every deputy
+// command about 4 ms of start-up (docs/performance.md, "Start-up").
 package otelenv
 
 import (
 	"context"
+	"fmt"
 	"os"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
@@ -19,7 +28,7 @@ import (
 // endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), or OTEL_TRACES_EXPORTER names an
 // exporter other than "none". Without either, tracing stays off and costs
-// nothing: autoexport alone would default to OTLP on localhost.
+// nothing: the exporters alone would default to OTLP on localhost.
 func Enabled() bool {
 	if e := os.Getenv("OTEL_TRACES_EXPORTER"); e != "" {
 		return e != "none"
@@ -32,7 +41,7 @@ func Enabled() bool {
 // OTEL_RESOURCE_ATTRIBUTES, service.name defaulting to "deputy"). Call its
 // Shutdown before the process exits, so the last spans are sent.
 func Provider(ctx context.Context) (*sdktrace.TracerProvider, error) {
-	exp, err := autoexport.NewSpanExporter(ctx)
+	exp, err := exporter(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -43,5 +52,39 @@ func Provider(ctx context.Context) (*sdktrace.TracerProvider, error) {
 	if err != nil {
 		res = resource.Environment()
 	}
-	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+	if exp != nil {
+		opts = append(opts, sdktrace.WithBatcher(exp))
+	}
+	return sdktrace.NewTracerProvider(opts...), nil
+}
+
+// exporter is the span exporter OTEL_TRACES_EXPORTER names: "otlp" (the
+// default) over the protocol OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or
+// OTEL_EXPORTER_OTLP_PROTOCOL names ("http/protobuf", the default, or
+// "grpc"), "console", or "none" (nil: no exporter). The OTLP exporters read the rest of their
+// OTEL_EXPORTER_OTLP_* settings (endpoint, headers, timeout, TLS,
+// compression) themselves.
+func exporter(ctx context.Context) (sdktrace.SpanExporter, error) {
+	switch name := os.Getenv("OTEL_TRACES_EXPORTER"); name {
+	case "", "otlp":
+		proto := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+		if proto == "" {
+			proto = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+		}
+		switch proto {
+		case "", "http/protobuf":
+			return otlptracehttp.New(ctx)
+		case "grpc":
+			return otlptracegrpc.New(ctx)
+		default:
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL %q: deputy sends traces over \"http/protobuf\" or \"grpc\"", proto)
+		}
+	case "console":
+		return stdouttrace.New()
+	case "none":
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("OTEL_TRACES_EXPORTER %q: deputy knows \"otlp\", \"console\" and \"none\"", name)
+	}
 }

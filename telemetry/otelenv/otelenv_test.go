@@ -1,6 +1,11 @@
 package otelenv
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // Tracing is off unless the environment names an endpoint or an exporter.
 func TestEnabled(t *testing.T) {
@@ -31,6 +36,40 @@ func BenchmarkEnabledUnset(b *testing.B) {
 	for b.Loop() {
 		if Enabled() {
 			b.Fatal("enabled")
+		}
+	}
+}
+
+// The exporter is the one the variables name; a name or protocol deputy
+// does not know is an error that says which, not a silent default.
+func TestExporterChoice(t *testing.T) {
+	for _, c := range []struct {
+		exporter, protocol string
+		want               string // type of the exporter, "" for none, "error: ..." for an error
+	}{
+		{"", "", "*otlptrace.Exporter"},
+		{"otlp", "http/protobuf", "*otlptrace.Exporter"},
+		{"otlp", "grpc", "*otlptrace.Exporter"},
+		{"console", "", "*stdouttrace.Exporter"},
+		{"none", "", ""},
+		{"otlp", "http/json", `error: OTEL_EXPORTER_OTLP_PROTOCOL "http/json"`},
+		{"zipkin", "", `error: OTEL_TRACES_EXPORTER "zipkin"`},
+	} {
+		t.Setenv("OTEL_TRACES_EXPORTER", c.exporter)
+		t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", c.protocol)
+		t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "")
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+		exp, err := exporter(context.Background())
+		got := ""
+		switch {
+		case err != nil:
+			got = "error: " + err.Error()
+		case exp != nil:
+			got = fmt.Sprintf("%T", exp)
+			_ = exp.Shutdown(context.Background())
+		}
+		if c.want == "" && got != "" || c.want != "" && !strings.HasPrefix(got, c.want) {
+			t.Errorf("OTEL_TRACES_EXPORTER=%q protocol %q: got %s, want %s", c.exporter, c.protocol, got, c.want)
 		}
 	}
 }
