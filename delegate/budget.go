@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
 )
@@ -232,6 +233,11 @@ type budget struct {
 	limit  config.Budget
 	label  string
 	parent *budget
+	// start is when the run began; start + limit.Time is its deadline.
+	start time.Time
+	// turnsBound: limit.Turns, not the agent's max_turns, is the run's
+	// turn limit.
+	turnsBound bool
 
 	mu     sync.Mutex
 	tokens int64
@@ -296,4 +302,30 @@ func (b *budget) exhausted() error {
 		}
 	}
 	return nil
+}
+
+// stopOf turns how a run ended into the budget stop it was when its budget
+// bound it: the turn limit its [budget] turns set, or a deadline that is
+// the [budget] time of the run or of an ancestor (a child of a run out of
+// time stops for that run's budget, not for a timeout of its own). ctx is
+// the caller's context and runCtx the run's. Any other end is err as it is.
+func (b *budget) stopOf(ctx, runCtx context.Context, s *Scope, err error) error {
+	if err == nil || errors.Is(err, ErrQuota) {
+		return err
+	}
+	var mt *agent.MaxTurnsError
+	if b.turnsBound && errors.As(err, &mt) {
+		return &QuotaError{Quota: "budget.turns", Limit: fmt.Sprint(mt.Limit),
+			Used: fmt.Sprintf("%d turns have been used by %s", mt.Limit, b.label)}
+	}
+	if errors.Is(ctx.Err(), context.Canceled) || !errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	for o := b; o != nil; o = o.parent {
+		if o.limit.Time > 0 && !o.start.Add(o.limit.Time).After(s.Deadline) {
+			return &QuotaError{Quota: "budget.time", Limit: roundDur(o.limit.Time).String(),
+				Used: fmt.Sprintf("%s had passed since %s started", roundDur(time.Since(o.start)), o.label)}
+		}
+	}
+	return err
 }

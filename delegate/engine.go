@@ -382,6 +382,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		// The turns before a resume were not priced here.
 		own.unknown = true
 	}
+	runErr = s.budget.stopOf(ctx, runCtx, s, runErr)
 	if errors.Is(runErr, agent.ErrMaxTurns) {
 		env.MaxTurnsReached = true
 	}
@@ -398,6 +399,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		env.OutputJSON = json.RawMessage(env.Output)
 	}
 	env.OwnCostUSD = own.usd()
+	runErr = s.budget.stopOf(ctx, runCtx, s, runErr)
 	e.finish(ctx, env, s, runCtx, runErr, start)
 	e.remember(ctx, s, r, env)
 	if parent != nil {
@@ -579,22 +581,24 @@ func roundDur(d time.Duration) time.Duration {
 // applyBudget gives s its budget: its own (the root's flags narrowed by
 // its agent's [budget]) chained to its parent's. The time cap narrows the
 // run's timeout (the deadline then narrows down the tree as ever) and
-// turns its max_turns; tokens and dollars are checked after each model
-// call against s and every ancestor.
+// turns its max_turns, and when one of them is what ends the run it ends
+// with StatusBudget (budget.stopOf); tokens and dollars are checked after
+// each model call against s and every ancestor.
 func (e *Engine) applyBudget(s, parent *Scope, r run) run {
 	own := r.budget
 	if r.agent != nil {
 		own = narrowBudget(own, r.agent.Budget)
 	}
-	if own.Time > 0 && (r.timeout == 0 || own.Time < r.timeout) {
-		r.timeout = own.Time
-	}
-	if own.Turns > 0 && (r.maxTurns == 0 || own.Turns < r.maxTurns) {
-		r.maxTurns = own.Turns
-	}
-	s.budget = &budget{limit: own, label: r.label}
+	s.budget = &budget{limit: own, label: r.label, start: s.Started}
 	if parent != nil {
 		s.budget.parent = parent.budget
+	}
+	if own.Time > 0 && (r.timeout == 0 || own.Time <= r.timeout) {
+		r.timeout = own.Time
+	}
+	if own.Turns > 0 && (r.maxTurns == 0 || own.Turns <= r.maxTurns) {
+		r.maxTurns = own.Turns
+		s.budget.turnsBound = true
 	}
 	return r
 }

@@ -17,7 +17,7 @@ const (
 	StatusCancelled Status = "cancelled"
 	// StatusBudget: a budget or quota of the tree ran out, before the spawn
 	// (the child never ran) or while the child ran.
-	StatusBudget Status = "budget_exhausted"
+	StatusBudget Status = "budget"
 	// StatusMaxTurns: the child used its turns without a final answer.
 	StatusMaxTurns Status = "max_turns"
 )

@@ -67,7 +67,7 @@ type ResumeRequest struct {
 // (interrupted, cancelled, timed out) continues instead.
 func finished(status string) bool {
 	switch status {
-	case ledger.StatusOK, ledger.StatusError, ledger.StatusMaxTurns, ledger.StatusBudgetExhausted:
+	case ledger.StatusOK, ledger.StatusError, ledger.StatusMaxTurns, ledger.StatusBudget:
 		return true
 	}
 	return false

@@ -23,13 +23,13 @@ const (
 // the ones deputy's engine sets, and StatusInterrupted (below) the one package store
 // sets for runs whose process died.
 const (
-	StatusRunning         = "running"
-	StatusOK              = "ok"
-	StatusError           = "error"
-	StatusTimeout         = "timeout"
-	StatusCancelled       = "cancelled"
-	StatusBudgetExhausted = "budget_exhausted"
-	StatusMaxTurns        = "max_turns"
+	StatusRunning   = "running"
+	StatusOK        = "ok"
+	StatusError     = "error"
+	StatusTimeout   = "timeout"
+	StatusCancelled = "cancelled"
+	StatusBudget    = "budget"
+	StatusMaxTurns  = "max_turns"
 )
 
 // Run is one agent run, the root of a tree or a child in it.

@@ -220,3 +220,48 @@ func TestMigrateCostKeepsOldRunsUnknown(t *testing.T) {
 			r.CostUSD, r.OwnCostUSD, r.CacheReadTokens, r.TreeCacheWriteTokens, r.TreeInputTokens, r.OutputTokens)
 	}
 }
+
+// Runs, attempts and events recorded as "budget_exhausted" before
+// migration 0005 read back with the status "budget", and a filter on it
+// finds them.
+func TestMigrateBudgetStatus(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "deputy.db")
+	db := rawDB(t, path)
+	if err := migrate(ctx, db, embeddedMigrations()[:4]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(insertRun, "01OLD", nil, "01OLD", "lead", KindRoot, 0, "openai/gpt-4.1", "budget_exhausted", "ran out", 1, 2,
+		100, 20, 150, 30, 2, "task", "answer", nil, 1, "host", 1, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO run_attempts (run_id, attempt, status, started_at) VALUES ('01OLD', 1, 'budget_exhausted', 1)`,
+		`INSERT INTO events (run_id, root_id, type, fields, at) VALUES ('01OLD', '01OLD', 'error', '{"status":"budget_exhausted","quota":"budget.tokens"}', 1)`,
+		`INSERT INTO events (run_id, root_id, type, fields, at) VALUES ('01OLD', '01OLD', 'complete', '{"status":"ok"}', 2)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s := openAt(t, path)
+	runs, err := s.ListRuns(ctx, RunFilter{Status: StatusBudget})
+	if err != nil || len(runs) != 1 || runs[0].ID != "01OLD" || runs[0].Error != "ran out" {
+		t.Fatalf("runs with status budget after the upgrade: %+v, %v", runs, err)
+	}
+	atts, err := s.Attempts(ctx, "01OLD")
+	if err != nil || len(atts) != 1 || atts[0].Status != StatusBudget {
+		t.Errorf("attempts after the upgrade: %+v, %v", atts, err)
+	}
+	evs, err := s.Events(ctx, "01OLD")
+	if err != nil || len(evs) != 2 {
+		t.Fatalf("events after the upgrade: %+v, %v", evs, err)
+	}
+	if got := string(evs[0].Fields); !strings.Contains(got, `"status":"budget"`) || !strings.Contains(got, `"quota":"budget.tokens"`) {
+		t.Errorf("event fields after the upgrade: %s", got)
+	}
+	if got := string(evs[1].Fields); got != `{"status":"ok"}` {
+		t.Errorf("an ok event changed: %s", got)
+	}
+}

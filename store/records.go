@@ -22,13 +22,13 @@ const (
 	KindSubagent  = ledger.KindSubagent
 	KindSubquery  = ledger.KindSubquery
 
-	StatusRunning         = ledger.StatusRunning
-	StatusOK              = ledger.StatusOK
-	StatusError           = ledger.StatusError
-	StatusTimeout         = ledger.StatusTimeout
-	StatusCancelled       = ledger.StatusCancelled
-	StatusBudgetExhausted = ledger.StatusBudgetExhausted
-	StatusMaxTurns        = ledger.StatusMaxTurns
+	StatusRunning   = ledger.StatusRunning
+	StatusOK        = ledger.StatusOK
+	StatusError     = ledger.StatusError
+	StatusTimeout   = ledger.StatusTimeout
+	StatusCancelled = ledger.StatusCancelled
+	StatusBudget    = ledger.StatusBudget
+	StatusMaxTurns  = ledger.StatusMaxTurns
 )
 
 // NewID returns a new ULID; see ledger.NewID.

@@ -47,7 +47,7 @@ error, a timeout, a cancellation or a spent budget.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return resumeRun(cmd, g, f, args[0]) },
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.retryFailed, "retry-failed", false, "also continue a run that failed (error, timeout, cancelled, budget_exhausted, max_turns)")
+	fl.BoolVar(&f.retryFailed, "retry-failed", false, "also continue a run that failed (error, timeout, cancelled, budget, max_turns)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of this attempt, e.g. 90s or 5m (default none)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object, as 'deputy run --json' does")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step")

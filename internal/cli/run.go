@@ -74,7 +74,7 @@ after retries, timeout), 130 interrupted.`,
 	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none)")
-	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "token budget of the whole run, sub-agents included; the run stops with status budget_exhausted after the model call that reaches it (default none)")
+	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "token budget of the whole run, sub-agents included; the run stops with status budget after the model call that reaches it (default none)")
 	fl.Float64Var(&f.maxUSD, "max-usd", 0, "the same budget in dollars, by the price table; not enforced for a model without a price (default none)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would be sent (system prompt, messages, files, tools) and exit without calling a model")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object: output (and output_json for an agent with an output schema), status, model, usage, duration_ms, run_id and the tree of child runs")

@@ -66,7 +66,7 @@ runs too (call_agent, subagent and subquery runs).
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.agent, "agent", "", "only runs of this agent (or sub-agent label)")
-	fl.StringVar(&f.status, "status", "", "only runs with this status: ok, error, timeout, cancelled, max_turns, budget_exhausted, interrupted, running")
+	fl.StringVar(&f.status, "status", "", "only runs with this status: ok, error, timeout, cancelled, max_turns, budget, interrupted, running")
 	fl.StringVar(&f.since, "since", "", "only runs started since: a duration back from now (24h, 7d) or a date (2025-01-31)")
 	fl.IntVar(&f.limit, "limit", 20, "at most this many runs (0 = no limit)")
 	fl.BoolVar(&f.all, "all", false, "include child runs, not only root runs")
