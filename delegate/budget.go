@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -328,4 +329,54 @@ func (b *budget) stopOf(ctx, runCtx context.Context, s *Scope, err error) error 
 		}
 	}
 	return err
+}
+
+// tokensLeft is the fewest tokens any budget of b's chain has left, and
+// false when none of them caps tokens.
+func (b *budget) tokensLeft() (int64, bool) {
+	left, capped := int64(0), false
+	for ; b != nil; b = b.parent {
+		if b.limit.Tokens <= 0 {
+			continue
+		}
+		b.mu.Lock()
+		l := max(b.limit.Tokens-b.tokens, 0)
+		b.mu.Unlock()
+		if !capped || l < left {
+			left, capped = l, true
+		}
+	}
+	return left, capped
+}
+
+// capsTokens reports whether a budget of b's chain caps tokens.
+func (b *budget) capsTokens() bool {
+	for ; b != nil; b = b.parent {
+		if b.limit.Tokens > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// budgetProvider lowers each call's max output tokens to what the run's
+// token budgets have left (never raises it), so that the call that spends
+// a budget cannot write far past it: the overshoot is bounded by that
+// call's input tokens (and, for calls in flight at once, by each of
+// theirs), not by a whole answer. A budget already spent leaves the call
+// as it is: the run that gets its child's budget stop still answers.
+type budgetProvider struct {
+	llm.Provider
+	b *budget
+}
+
+func (p budgetProvider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (*llm.Response, error) {
+	left, capped := p.b.tokensLeft()
+	if capped && left > 0 && left <= math.MaxInt32 && (req.Params.MaxTokens == nil || int64(*req.Params.MaxTokens) > left) {
+		n := int(left)
+		narrowed := *req
+		narrowed.Params.MaxTokens = &n
+		req = &narrowed
+	}
+	return p.Provider.Generate(ctx, req, onEvent)
 }

@@ -276,6 +276,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		}
 		provider = bounded
 	}
+	if s.budget.capsTokens() {
+		provider = budgetProvider{Provider: provider, b: s.budget}
+	}
 	if tree.hooks != nil {
 		provider = withModelHooks(provider, s)
 	}
