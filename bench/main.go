@@ -144,11 +144,15 @@ func (b *bench) prepare() error {
 		}
 		b.axeRev = gitRev(b.opts.axeSrc)
 	}
-	for _, p := range []string{b.deputy, b.axe} {
-		if p == "" {
+	// Absolute, since every program runs in its row's own directory.
+	for _, p := range []*string{&b.deputy, &b.axe} {
+		if *p == "" {
 			continue
 		}
-		if _, err := os.Stat(p); err != nil {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return err
+		}
+		if _, err := os.Stat(*p); err != nil {
 			return err
 		}
 	}

@@ -40,12 +40,12 @@ func rowDefs(o options) []rowDef {
 		{num: 3, short: "flat 256", runs: o.runs[3], memory: true,
 			work: fmt.Sprintf("flat fan-out: 256 children × 1 s, median of %d (wall, peak RSS)", o.runs[3]),
 			tree: tree{{agent: "root", fanout: 256}, {agent: "leaf", latency: time.Second}}},
-		{num: 4, short: "10,000 in process", runs: o.runs[4], memory: true, inProcess: true,
+		{num: 4, short: thousands(o.children) + " in process", runs: o.runs[4], memory: true, inProcess: true,
 			work: fmt.Sprintf("%s children × 1 s in one process, scripted model, median of %d (wall, peak RSS, memory per child)", thousands(o.children), o.runs[4]),
 			tree: tree{{agent: "root", fanout: o.children}, {agent: "leaf", latency: time.Second}}},
 		// The same with the cap the issue's first measurement used: what
 		// the default (adaptive, no cap) costs against a wide fixed one.
-		{num: 5, short: "10,000 in process, concurrency: 20000", runs: o.runs[4], memory: true, inProcess: true,
+		{num: 5, short: thousands(o.children) + " in process, concurrency: 20000", runs: o.runs[4], memory: true, inProcess: true,
 			config: "concurrency: 20000\n",
 			work:   fmt.Sprintf("the same with `concurrency: 20000` in config.yaml, median of %d", o.runs[4]),
 			tree:   tree{{agent: "root", fanout: o.children}, {agent: "leaf", latency: time.Second}}},
