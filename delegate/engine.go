@@ -236,6 +236,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	if parent != nil {
 		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
 	}
+	if e.Ledger != nil {
+		s.writes = new(ledger.Pending)
+	}
 	if parent != nil {
 		narrowMaxDepth(s, parent.maxDepth)
 	} else {
@@ -318,7 +321,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		}
 	}
 	if parent != nil {
-		e.emit(spawnEvent(ctx, s, r, tools.Names()))
+		e.emitQueued(s, spawnEvent(ctx, s, r, tools.Names()))
 		onSpawnHook(ctx, s)
 	}
 
@@ -463,38 +466,49 @@ func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx con
 		env.Error = reasonOf(env.Status, err, s)
 	}
 	e.recordFinish(ctx, env, s)
+	// The closing events are queued with the run's last writes, and the
+	// listeners hear of them once all of it is on disk.
+	var evs []Event
 	if s.ParentID == "" {
 		ev := scopeEvent(EventRunEnd, s)
 		ev.Envelope = env
-		e.emit(ev)
-		return
-	}
-	ev := scopeEvent(EventComplete, s)
-	ev.Envelope = env
-	ev.Turns, ev.Usage, ev.Tokens, ev.Duration, ev.Status = env.Turns, env.Usage, env.TreeUsage.Total(), env.Duration, env.Status
-	ev.Complete = env.Status == StatusOK
-	if env.MaxTurnsReached {
-		mt := scopeEvent(EventMaxTurnsExceeded, s)
-		var m *agent.MaxTurnsError
-		if errors.As(err, &m) {
-			mt.MaxTurns = m.Limit
+		evs = append(evs, ev)
+	} else {
+		ev := scopeEvent(EventComplete, s)
+		ev.Envelope = env
+		ev.Turns, ev.Usage, ev.Tokens, ev.Duration, ev.Status = env.Turns, env.Usage, env.TreeUsage.Total(), env.Duration, env.Status
+		ev.Complete = env.Status == StatusOK
+		if env.MaxTurnsReached {
+			mt := scopeEvent(EventMaxTurnsExceeded, s)
+			var m *agent.MaxTurnsError
+			if errors.As(err, &m) {
+				mt.MaxTurns = m.Limit
+			}
+			evs = append(evs, mt)
 		}
-		e.emit(mt)
+		switch env.Status {
+		case StatusOK:
+		case StatusMaxTurns:
+			// A max-turns child still answers (a subagent through its
+			// summary); it completes, incompletely.
+		case StatusBudget:
+			q := scopeEvent(EventQuotaExceeded, s)
+			q.Error, q.Quota = env.Error, quotaName(err)
+			evs = append(evs, q)
+			fallthrough
+		default:
+			ev.Type, ev.Error = EventError, env.Error
+		}
+		evs = append(evs, ev)
 	}
-	switch env.Status {
-	case StatusOK:
-	case StatusMaxTurns:
-		// A max-turns child still answers (a subagent through its summary);
-		// it completes, incompletely.
-	case StatusBudget:
-		q := scopeEvent(EventQuotaExceeded, s)
-		q.Error, q.Quota = env.Error, quotaName(err)
-		e.emit(q)
-		fallthrough
-	default:
-		ev.Type, ev.Error = EventError, env.Error
+	for i := range evs {
+		evs[i].Time = time.Now()
+		e.storeEvent(s.queued(), evs[i])
 	}
-	e.emit(ev)
+	e.settle(s)
+	for _, ev := range evs {
+		e.tell(ev)
+	}
 }
 
 // finishEarly ends a run that could not start (its model did not resolve).

@@ -109,7 +109,22 @@ func (e *Engine) emit(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
-	e.storeEvent(ev)
+	e.storeEvent(context.Background(), ev)
+	e.tell(ev)
+}
+
+// emitQueued is emit for an event of s whose ledger write joins s's
+// queued writes (see runWrites) instead of holding the run up.
+func (e *Engine) emitQueued(s *Scope, ev Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	e.storeEvent(s.queued(), ev)
+	e.tell(ev)
+}
+
+// tell gives ev to the listeners.
+func (e *Engine) tell(ev Event) {
 	for _, l := range e.Listeners {
 		l(ev)
 	}

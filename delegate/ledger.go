@@ -29,11 +29,37 @@ type Ledger interface {
 	AppendExchange(ctx context.Context, sessionID string, ex ledger.Exchange) error
 }
 
-// The ledger is written as a run goes, each write synchronous with the
-// step it records, so a process killed mid-run leaves every completed
-// message on disk. Writes use a context that outlives cancellation: a
-// cancelled run is still recorded as cancelled. A failed write is logged,
-// never fatal to the run.
+// The ledger is written as a run goes. A run's writes are queued
+// (ledger.Queue) rather than waited for one by one, and the run waits for
+// them where what it did must be on disk before it goes on: before it runs
+// the tool calls of a model answer, before a model call that follows tool
+// results, and before its envelope goes back to its parent (or, for the
+// root, to the caller). So a process killed mid-run leaves every completed
+// message on disk, while a run's start (its row, task and spawn event) is
+// written during its first model call instead of before it, and the writes
+// of many runs share the ledger's transactions instead of each waiting for
+// its own. Writes use a context that outlives cancellation: a cancelled
+// run is still recorded as cancelled. A failed write is logged, never
+// fatal to the run.
+
+// queued returns the context for s's ledger writes: queued ones when s has
+// a Pending, else plain (waited for) ones.
+func (s *Scope) queued() context.Context {
+	if s.writes == nil {
+		return context.Background()
+	}
+	return ledger.Queue(context.Background(), s.writes)
+}
+
+// settle waits until every ledger write of s queued so far is on disk.
+func (e *Engine) settle(s *Scope) {
+	if s.writes == nil {
+		return
+	}
+	if err := s.writes.Wait(); err != nil {
+		e.warn("ledger: recording", s, err)
+	}
+}
 
 func (e *Engine) record(ctx context.Context, s *Scope, r run, start time.Time) {
 	if e.Ledger == nil {
@@ -41,6 +67,9 @@ func (e *Engine) record(ctx context.Context, s *Scope, r run, start time.Time) {
 	}
 	callCtx := ctx
 	ctx = context.WithoutCancel(ctx)
+	if s.writes != nil {
+		ctx = ledger.Queue(ctx, s.writes)
+	}
 	if r.resumed != nil {
 		if _, err := r.resumed.ledger.ResumeRun(ctx, s.RunID); err != nil {
 			e.warn("ledger: resuming run", s, err)
@@ -82,7 +111,7 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 		CacheReadTokens: env.Usage.CacheReadTokens, CacheWriteTokens: env.Usage.CacheWriteTokens,
 		TreeCacheReadTokens: env.TreeUsage.CacheReadTokens, TreeCacheWriteTokens: env.TreeUsage.CacheWriteTokens,
 		OwnCostUSD: env.OwnCostUSD, CostUSD: env.CostUSD}
-	if err := e.Ledger.FinishRun(context.WithoutCancel(ctx), row); err != nil {
+	if err := e.Ledger.FinishRun(s.queued(), row); err != nil {
 		e.warn("ledger: finishing run", s, err)
 	}
 }
@@ -105,12 +134,23 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r run, model string
 	seq := len(r.messages) - r.historyLen
 	var lastUsage llm.Usage
 	ledgerCtx := context.WithoutCancel(ctx)
+	if s.writes != nil {
+		ledgerCtx = ledger.Queue(ledgerCtx, s.writes)
+	}
+	called := false
 	return func(ev agent.Event) {
 		switch ev.Kind {
 		case agent.EventTextDelta:
 			if r.onText != nil {
 				r.onText(ev.Text)
 			}
+		case agent.EventModelStart:
+			// The run's first call goes out while its start is written;
+			// a later one waits for the tool results before it.
+			if called {
+				e.settle(s)
+			}
+			called = true
 		case agent.EventModelEnd:
 			lastUsage = ev.Usage
 		case agent.EventMessage:
@@ -121,6 +161,10 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r run, model string
 					u = lastUsage
 				}
 				e.appendMessage(ledgerCtx, s, seq, *ev.Message, u)
+				if len(ev.Message.ToolCalls) > 0 {
+					// The calls are on disk before they run.
+					e.settle(s)
+				}
 			}
 		}
 		if len(e.Listeners) > 0 {
@@ -136,8 +180,9 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r run, model string
 	}
 }
 
-// storeEvent writes an engine event to the ledger.
-func (e *Engine) storeEvent(ev Event) {
+// storeEvent writes an engine event to the ledger (queued when ctx says
+// so).
+func (e *Engine) storeEvent(ctx context.Context, ev Event) {
 	if e.Ledger == nil || ev.Type.Transient() || ev.RunID == "" {
 		return
 	}
@@ -160,7 +205,7 @@ func (e *Engine) storeEvent(ev Event) {
 	add("truncated_size", ev.TruncatedSize, ev.Type == EventTruncation)
 	add("quota", ev.Quota, ev.Quota != "")
 	raw, _ := json.Marshal(fields)
-	err := e.Ledger.AppendEvent(context.Background(), &ledger.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
+	err := e.Ledger.AppendEvent(ctx, &ledger.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
 	if err != nil && e.Logger != nil {
 		e.Logger.Warn("ledger: recording event", "type", ev.Type, "err", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )
@@ -56,6 +57,9 @@ type Scope struct {
 	subagentOn bool
 
 	tree *Tree
+	// writes are this run's queued ledger writes (nil without a ledger,
+	// or for a run whose writes are waited for one by one).
+	writes *ledger.Pending
 	// budget is this run's budget, chained to its ancestors'.
 	budget *budget
 

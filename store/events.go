@@ -5,10 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/deputyhq/deputy/ledger"
 )
 
 // AppendEvent records an event and writes its ID (and At, when zero) back into e.
 // RunID need not name a recorded run: telemetry is kept even for runs that are not.
+// With a ctx made by ledger.Queue it only queues the event; its ID is then not known.
 func (s *Store) AppendEvent(ctx context.Context, e *Event) error {
 	if e.Type == "" {
 		return fmt.Errorf("store: append event: Type is required")
@@ -19,8 +22,10 @@ func (s *Store) AppendEvent(ctx context.Context, e *Event) error {
 	}
 	at := nowIfZero(e.At)
 	var id int64
-	err = s.write(ctx, func(t *wtx) error {
-		res, err := t.exec(insertEvent, e.RunID, e.RootID, e.Type, fields, at.UnixNano())
+	queued := ledger.PendingFrom(ctx) != nil
+	runID, rootID, typ := e.RunID, e.RootID, e.Type
+	err = s.writeOrQueue(ctx, func(t *wtx) error {
+		res, err := t.exec(insertEvent, runID, rootID, typ, fields, at.UnixNano())
 		if err != nil {
 			return err
 		}
@@ -29,6 +34,10 @@ func (s *Store) AppendEvent(ctx context.Context, e *Event) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store: append %s event: %w", e.Type, err)
+	}
+	if queued {
+		e.At = at
+		return nil
 	}
 	e.ID, e.At = id, at
 	return nil

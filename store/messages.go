@@ -5,10 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/deputyhq/deputy/ledger"
 )
 
 // AppendMessage records a message of a recorded run. It returns once the message is
-// committed: a process killed afterwards still has it on disk.
+// committed: a process killed afterwards still has it on disk. With a ctx made by
+// ledger.Queue it returns once the message is queued, and the Pending learns when it
+// is committed; give Seq then, it is not written back.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	calls, err := jsonColumn("tool calls", m.ToolCalls)
 	if err != nil {
@@ -18,10 +22,15 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 		return fmt.Errorf("store: append message to run %s: Role is required", m.RunID)
 	}
 	created := nowIfZero(m.CreatedAt)
+	queued := ledger.PendingFrom(ctx) != nil
+	if queued && m.Seq == 0 {
+		return fmt.Errorf("store: append message to run %s: a queued message needs its Seq", m.RunID)
+	}
+	row := *m // a queued write runs after we return: it must not share m
 	seq := m.Seq
-	err = s.write(ctx, func(t *wtx) error {
-		seq = m.Seq
-		if seq == 0 {
+	err = s.writeOrQueue(ctx, func(t *wtx) error {
+		m := &row
+		if m.Seq == 0 {
 			if err := t.queryRow(nextMessageSeq, m.RunID).Scan(&seq); err != nil {
 				return err
 			}
@@ -38,6 +47,10 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store: append message to run %s: %w", m.RunID, err)
+	}
+	if queued {
+		m.CreatedAt = created
+		return nil
 	}
 	m.Seq, m.CreatedAt = seq, created
 	return nil

@@ -9,12 +9,16 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/deputyhq/deputy/ledger"
 )
 
 // CreateRun records the start of a run, owned by this process. Empty fields get
 // defaults, written back into r: ID a new ULID, Status "running", StartedAt now,
 // Kind "root" for a run without parent, and RootID the run itself for a root or the
 // parent's root for a child (the parent must then already be recorded).
+// With a ctx made by ledger.Queue, a run whose RootID is known (a root, or a child
+// given it) is only queued; the Pending learns when it is committed.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	run := *r
 	if run.ID == "" {
@@ -36,7 +40,12 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	run.Attempt, run.AttemptStartedAt = 1, run.StartedAt
 	me := currentOwner()
 
-	err := s.write(ctx, func(t *wtx) error {
+	write := s.write
+	if run.RootID != "" {
+		// Nothing is written back: the write may be queued (ledger.Queue).
+		write = s.writeOrQueue
+	}
+	err := write(ctx, func(t *wtx) error {
 		rootID := run.RootID
 		if rootID == "" {
 			err := t.queryRow(`SELECT root_id FROM runs WHERE id = ?`, run.ParentID).Scan(&rootID)
@@ -59,7 +68,9 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		if err != nil {
 			return err
 		}
-		run.RootID = rootID
+		if run.RootID == "" {
+			run.RootID = rootID
+		}
 		return nil
 	})
 	if err != nil {
@@ -79,14 +90,18 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 // (cache tokens included), costs (NULL when nil), Turns and FinishedAt (now when zero, written back into r); Model too when set.
 //
 // Record the end of a cancelled run with a context that is not itself cancelled
-// (context.WithoutCancel), or the write is refused like any other.
+// (context.WithoutCancel), or the write is refused like any other. With a ctx made
+// by ledger.Queue it is only queued; the Pending learns the outcome.
 func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 	if r.Status == "" {
 		return fmt.Errorf("store: finish run %s: Status is required", r.ID)
 	}
 	finished := nowIfZero(r.FinishedAt)
 	var n int64
-	err := s.write(ctx, func(t *wtx) error {
+	queued := ledger.PendingFrom(ctx) != nil
+	row := *r // a queued write runs after we return: it must not share r
+	err := s.writeOrQueue(ctx, func(t *wtx) error {
+		r := &row
 		res, err := t.exec(finishRun, r.ID, r.Status, r.Error, r.Output,
 			r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens,
 			r.Turns, nanos(finished), r.Model,
@@ -96,9 +111,12 @@ func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 			return err
 		}
 		n, err = res.RowsAffected()
+		if err == nil && n == 0 && queued {
+			return fmt.Errorf("store: finish run %s: %w", r.ID, ErrNotFound)
+		}
 		return err
 	})
-	if err == nil && n == 0 {
+	if !queued && err == nil && n == 0 {
 		err = ErrNotFound
 	}
 	if err != nil {

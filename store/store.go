@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+
+	"github.com/deputyhq/deputy/ledger"
 )
 
 // readerConns bounds the read-only pool. Reads are short; a few connections keep
@@ -161,6 +163,21 @@ func (s *Store) closeAll() error {
 
 // write runs fn through the write queue.
 func (s *Store) write(ctx context.Context, fn writeFunc) error {
+	return s.w.submit(ctx, fn)
+}
+
+// writeOrQueue is write, unless ctx carries a ledger.Pending (ledger.Queue):
+// then fn is queued, its outcome goes to the Pending, and it returns at
+// once. Only writes whose callers need nothing back from fn may use it.
+func (s *Store) writeOrQueue(ctx context.Context, fn writeFunc) error {
+	if p := ledger.PendingFrom(ctx); p != nil {
+		report := p.Add()
+		if err := s.w.queue(ctx, fn, report); err != nil {
+			report(nil) // never queued: the error is returned here instead
+			return err
+		}
+		return nil
+	}
 	return s.w.submit(ctx, fn)
 }
 

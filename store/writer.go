@@ -22,6 +22,18 @@ type writeFunc func(tx *wtx) error
 type writeReq struct {
 	fn   writeFunc
 	done chan error // buffered: the writer never blocks on a caller
+	// report, when set instead of done, receives the outcome of a queued
+	// write whose caller did not wait (queue).
+	report func(error)
+}
+
+// finish tells the caller how its write ended.
+func (r writeReq) finish(err error) {
+	if r.report != nil {
+		r.report(err)
+		return
+	}
+	r.done <- err
 }
 
 // writer serializes every write of a Store onto one connection, batching whatever is
@@ -82,19 +94,34 @@ func (w *writer) submit(ctx context.Context, fn writeFunc) error {
 		return err
 	}
 	req := writeReq{fn: fn, done: make(chan error, 1)}
+	if err := w.enqueue(ctx, req); err != nil {
+		return err
+	}
+	return <-req.done
+}
+
+// queue is submit without the wait: it returns once fn is queued (or could
+// not be), and report gets the outcome after the transaction. Writes queued
+// one after another commit in that order.
+func (w *writer) queue(ctx context.Context, fn writeFunc, report func(error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return w.enqueue(ctx, writeReq{fn: fn, report: report})
+}
+
+func (w *writer) enqueue(ctx context.Context, req writeReq) error {
 	w.mu.RLock()
+	defer w.mu.RUnlock()
 	if w.closed {
-		w.mu.RUnlock()
 		return ErrClosed
 	}
 	select {
 	case w.reqs <- req:
+		return nil
 	case <-ctx.Done():
-		w.mu.RUnlock()
 		return ctx.Err()
 	}
-	w.mu.RUnlock()
-	return <-req.done
 }
 
 // close stops taking writes, finishes the queued ones and waits for the goroutine.
@@ -140,19 +167,19 @@ func (w *writer) commit(batch []writeReq) {
 	switch {
 	case err == nil:
 		for _, r := range batch {
-			r.done <- nil
+			r.finish(nil)
 		}
 	case failed < 0 || len(batch) == 1:
 		// BEGIN or COMMIT failed (another process held the lock past the busy
 		// timeout, a full disk): retrying now would most likely fail the same way.
 		for _, r := range batch {
-			r.done <- err
+			r.finish(err)
 		}
 	default:
 		w.retried.Add(1)
 		for i := range batch {
 			_, err := w.runTx(batch[i : i+1])
-			batch[i].done <- err
+			batch[i].finish(err)
 		}
 	}
 }

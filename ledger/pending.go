@@ -1,0 +1,65 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// Pending collects the writes a ledger was allowed to queue without waiting
+// for them to commit (see Queue). The engine uses one per run: the run goes
+// on while its writes are committed in the background, and Wait makes it
+// stop where what it did so far must be on disk (before a model call
+// follows its tool results, before its envelope goes back to its parent).
+//
+// A Pending is used by one goroutine at a time for Add and Wait; the
+// ledger's writer reports through the functions Add returns, from its own.
+type Pending struct {
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs []error
+}
+
+// Add counts one queued write and returns the function the ledger calls,
+// once, with the write's outcome after its transaction ended.
+func (p *Pending) Add() func(error) {
+	p.wg.Add(1)
+	return func(err error) {
+		if err != nil {
+			p.mu.Lock()
+			p.errs = append(p.errs, err)
+			p.mu.Unlock()
+		}
+		p.wg.Done()
+	}
+}
+
+// Wait waits until every write added so far has committed or failed, and
+// returns the failures since the last Wait (nil when there were none).
+func (p *Pending) Wait() error {
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := errors.Join(p.errs...)
+	p.errs = nil
+	return err
+}
+
+type pendingKey struct{}
+
+// Queue returns a context in which a ledger that supports it (package
+// store does, for creating and finishing runs and appending messages and
+// events) queues a write and returns at once instead of waiting for its
+// commit, reporting its outcome to p. Writes queued by one goroutine
+// commit in the order they were queued, after every write queued before
+// them. A value the write would have filled in (an event's id) is then not
+// set. A ledger that does not support it writes as usual.
+func Queue(ctx context.Context, p *Pending) context.Context {
+	return context.WithValue(ctx, pendingKey{}, p)
+}
+
+// PendingFrom returns the Pending of a context made by Queue, or nil.
+func PendingFrom(ctx context.Context) *Pending {
+	p, _ := ctx.Value(pendingKey{}).(*Pending)
+	return p
+}
