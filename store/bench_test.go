@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -192,6 +193,51 @@ func BenchmarkWriteBatching(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/float64(s.w.batches.Load()), "writes/txn")
+		})
+	}
+}
+
+// BenchmarkOpen opens and closes a ledger as every deputy command does, with
+// the WAL a previous process left behind (keepwal.go) holding no run, or the
+// 10-message runs it takes to fill about half and all of the 1000 pages
+// after which SQLite checkpoints it. Opening reads the whole WAL to rebuild
+// its index.
+func BenchmarkOpen(b *testing.B) {
+	for _, runs := range []int{0, 5, 10, 20, 30} {
+		b.Run(fmt.Sprintf("wal-runs=%d", runs), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "bench.db")
+			ctx := context.Background()
+			s, err := Open(ctx, path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.wdb.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+				b.Fatal(err)
+			}
+			root := Run{Agent: "bench-root"}
+			mustCreate(b, s, &root)
+			for range runs {
+				if err := recordRun(ctx, s, root.ID); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+			fi, err := os.Stat(path + "-wal")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				s, err := Open(ctx, path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(fi.Size())/4120, "wal-pages")
 		})
 	}
 }

@@ -100,9 +100,9 @@ func open(ctx context.Context, path string, maxBatch int) (_ *Store, err error) 
 	s.rdb = sql.OpenDB(rc)
 	s.rdb.SetMaxOpenConns(readerConns)
 	s.rdb.SetMaxIdleConns(readerConns)
-	if err := s.rdb.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("open reader: %w", err)
-	}
+	// The readers connect on the first read: a command that only records a
+	// run (deputy run) never opens one. The writer has just opened the same
+	// file, so what could fail here has failed already.
 
 	if s.w, err = newWriter(ctx, s.wdb, maxBatch, preparedWrites); err != nil {
 		return nil, err
