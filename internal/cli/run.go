@@ -158,7 +158,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return err
 	}
 	defer flushTraces()
-	ledger, err := w.OpenLedger(ctx)
+	ledger, err := w.openLedgerForRun(ctx, workdir)
 	if err != nil {
 		return err
 	}
