@@ -158,7 +158,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return err
 	}
 	defer flushTraces()
-	ledger, err := w.openLedgerForRun(ctx, workdir)
+	ledger, err := w.OpenLedger(ctx)
 	if err != nil {
 		return err
 	}

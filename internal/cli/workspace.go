@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/telemetry/otelenv"
 	"github.com/deputyhq/deputy/workspace"
@@ -44,21 +43,6 @@ func (w *cliWorkspace) startTracing(ctx context.Context) (func(), error) {
 			fmt.Fprintln(w.stderr, "deputy: warning: sending traces:", err)
 		}
 	}, nil
-}
-
-// openLedgerForRun opens the ledger while another goroutine builds the
-// built-in tools for workdir, which the root's engine then finds ready
-// (Workspace.Tools builds them once per directory). Both take about a
-// millisecond, and a run waits for both before its first model call.
-func (w *cliWorkspace) openLedgerForRun(ctx context.Context, workdir string) (*store.Store, error) {
-	built := make(chan struct{})
-	go func() {
-		defer close(built)
-		w.Tools(workdir)
-	}()
-	st, err := w.OpenLedger(ctx)
-	<-built
-	return st, err
 }
 
 // options turns the global flags into the workspace's options.
