@@ -144,17 +144,52 @@ func (e *Engine) Describe(req RunRequest) (RunSpec, error) {
 // conversations are not recorded: they stayed where the tree ran.
 func (e *Engine) RecordTree(ctx context.Context, spec RunSpec, env *Envelope) {
 	withDurations(env)
-	s := &Scope{RunID: env.RunID, RootID: env.RunID, Kind: KindRoot, Label: env.Label, Model: env.Model,
-		Started: env.StartedAt, Workdir: spec.Workdir}
+	s := remoteRoot(spec, env.Label, env.Model, env.StartedAt)
 	e.record(ctx, s, run{task: spec.Task, sessionID: spec.SessionID, workdir: spec.Workdir, quiet: true}, env.StartedAt)
 	start := scopeEvent(EventRunStart, s)
 	start.Task, start.Time = spec.Task, env.StartedAt
 	e.emit(start)
+	e.RecordEnded(ctx, spec, env)
+}
+
+// RecordSubmitted records the root of a tree just handed to another
+// executor (ledger.ExecutorTemporal, at ref) as running there, with its
+// run_start event. The row is not the recording process's to lose: the
+// ledger's interrupted-run sweep leaves it running when that process
+// ends, and RecordEnded records the tree once it has ended, in whichever
+// process learns the end.
+func (e *Engine) RecordSubmitted(ctx context.Context, spec RunSpec, executor string, ref ledger.TemporalRef, start time.Time) error {
+	s := remoteRoot(spec, spec.Label, spec.Model, start)
+	if e.Ledger != nil {
+		row := &ledger.Run{ID: s.RunID, RootID: s.RootID, Agent: s.Label, Kind: string(KindRoot), Model: s.Model,
+			Status: ledger.StatusRunning, StartedAt: start, Task: spec.Task, SessionID: spec.SessionID, Workdir: spec.Workdir,
+			Executor: executor, Temporal: ref}
+		if err := e.Ledger.CreateRun(context.WithoutCancel(ctx), row); err != nil {
+			return err
+		}
+	}
+	ev := scopeEvent(EventRunStart, s)
+	ev.Task, ev.Time = spec.Task, start
+	e.emit(ev)
+	return nil
+}
+
+// RecordEnded records the end of a tree whose root is recorded already
+// (RecordSubmitted): its children's rows and events, the root's end and
+// run_end.
+func (e *Engine) RecordEnded(ctx context.Context, spec RunSpec, env *Envelope) {
+	withDurations(env)
+	s := remoteRoot(spec, env.Label, env.Model, env.StartedAt)
 	e.recordChildren(ctx, s, env)
 	e.recordFinish(ctx, env, s)
 	end := scopeEvent(EventRunEnd, s)
 	end.Envelope = env
 	e.emit(end)
+}
+
+func remoteRoot(spec RunSpec, label, model string, start time.Time) *Scope {
+	return &Scope{RunID: spec.RunID, RootID: spec.RunID, Kind: KindRoot, Label: label, Model: model, Started: start,
+		Workdir: spec.Workdir}
 }
 
 func (e *Engine) recordChildren(ctx context.Context, parent *Scope, env *Envelope) {

@@ -70,6 +70,21 @@ type Run struct {
 	// AttemptStartedAt is when the current attempt began.
 	Attempt          int
 	AttemptStartedAt time.Time
+
+	// Executor is where the run executes: "" in the process that recorded
+	// it, ExecutorTemporal on a Temporal cluster, which Temporal locates.
+	Executor string
+	Temporal TemporalRef
+}
+
+// ExecutorTemporal is the Executor of a run that lives on Temporal.
+const ExecutorTemporal = "temporal"
+
+// TemporalRef locates a run on Temporal; its workflow id is the run's id.
+type TemporalRef struct {
+	Address   string // the frontend's HOST:PORT
+	Namespace string
+	TaskQueue string
 }
 
 // StatusInterrupted is the status of a run whose process ended before the

@@ -196,6 +196,14 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// insertRunV2 records a run in a ledger of schema 2 to 5; later migrations
+// add columns to insertRun.
+const insertRunV2 = `INSERT INTO runs (
+    id, parent_id, root_id, agent, kind, depth, model, status, error, started_at, finished_at,
+    input_tokens, output_tokens, tree_input_tokens, tree_output_tokens, turns, task, output, session_id,
+    owner_pid, owner_host, owner_start, tool_call_id, workdir)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
 // Runs recorded before migration 0004 have no cost: after the upgrade they
 // read back as unknown (nil), never as zero dollars, with their tokens kept.
 func TestMigrateCostKeepsOldRunsUnknown(t *testing.T) {
@@ -204,7 +212,7 @@ func TestMigrateCostKeepsOldRunsUnknown(t *testing.T) {
 	if err := migrate(context.Background(), db, embeddedMigrations()[:3]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(insertRun, "01OLD", nil, "01OLD", "lead", KindRoot, 0, "openai/gpt-4.1", StatusOK, "", 1, 2,
+	if _, err := db.Exec(insertRunV2, "01OLD", nil, "01OLD", "lead", KindRoot, 0, "openai/gpt-4.1", StatusOK, "", 1, 2,
 		100, 20, 150, 30, 2, "task", "answer", nil, 1, "host", 1, "", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +239,7 @@ func TestMigrateBudgetStatus(t *testing.T) {
 	if err := migrate(ctx, db, embeddedMigrations()[:4]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(insertRun, "01OLD", nil, "01OLD", "lead", KindRoot, 0, "openai/gpt-4.1", "budget_exhausted", "ran out", 1, 2,
+	if _, err := db.Exec(insertRunV2, "01OLD", nil, "01OLD", "lead", KindRoot, 0, "openai/gpt-4.1", "budget_exhausted", "ran out", 1, 2,
 		100, 20, 150, 30, 2, "task", "answer", nil, 1, "host", 1, "", ""); err != nil {
 		t.Fatal(err)
 	}

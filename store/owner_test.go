@@ -147,3 +147,39 @@ func TestOpenInterruptsOnlyDeadOwners(t *testing.T) {
 		t.Errorf("interrupted run error = %q", r.Error)
 	}
 }
+
+// TestOpenLeavesRunsOnTemporal: a run on Temporal outlives the process
+// that submitted it; Open leaves it running, and it reads back with where
+// it runs.
+func TestOpenLeavesRunsOnTemporal(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	ref := TemporalRef{Address: "127.0.0.1:7233", Namespace: "ns", TaskQueue: "q"}
+	for _, r := range []*Run{
+		{ID: "ON-TEMPORAL", Agent: "lead", Executor: ExecutorTemporal, Temporal: ref},
+		{ID: "LOCAL", Agent: "lead"},
+	} {
+		if err := s.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := s.Path()
+	s.Close()
+	db := rawDB(t, path)
+	if _, err := db.Exec(`UPDATE runs SET owner_pid = ?`, exitedPID(t)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s = openAt(t, path)
+	got, err := s.GetRun(ctx, "ON-TEMPORAL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != StatusRunning || got.Executor != ExecutorTemporal || got.Temporal != ref {
+		t.Errorf("run on Temporal after its submitter died: %s, executor %q, %+v", got.Status, got.Executor, got.Temporal)
+	}
+	if local, _ := s.GetRun(ctx, "LOCAL"); local == nil || local.Status != StatusInterrupted || local.Executor != "" {
+		t.Errorf("the local run of the same dead process: %+v, want interrupted", local)
+	}
+}

@@ -33,3 +33,9 @@ const (
 
 // NewID returns a new ULID; see ledger.NewID.
 func NewID() string { return ledger.NewID() }
+
+// TemporalRef locates a run on Temporal; see package ledger.
+type TemporalRef = ledger.TemporalRef
+
+// ExecutorTemporal is the Executor of a run on Temporal.
+const ExecutorTemporal = ledger.ExecutorTemporal

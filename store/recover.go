@@ -14,6 +14,9 @@ const StatusInterrupted = ledger.StatusInterrupted
 // works under the write lock, so two processes opening at once agree, and only on
 // rows still "running" (a small partial index), so it costs nothing on a big ledger.
 //
+// A run on another executor (Temporal) is not its recording process's to
+// lose: it is left running, for 'deputy runs resume' to attach to.
+//
 // An interrupted run's usage and turns are rebuilt from the messages it had
 // committed, and its end time is its last message: that is what is known of it.
 func (s *Store) recoverInterrupted(ctx context.Context) error {
@@ -49,7 +52,7 @@ func (s *Store) recoverInterrupted(ctx context.Context) error {
 	})
 }
 
-const runningOwners = `SELECT DISTINCT owner_host, owner_pid, owner_start FROM runs WHERE status = 'running'`
+const runningOwners = `SELECT DISTINCT owner_host, owner_pid, owner_start FROM runs WHERE status = 'running' AND executor = ''`
 
 const markInterrupted = `
 UPDATE runs SET
@@ -61,4 +64,4 @@ UPDATE runs SET
     tree_input_tokens = max(tree_input_tokens, (SELECT coalesce(sum(input_tokens), 0) FROM messages WHERE run_id = runs.id)),
     tree_output_tokens = max(tree_output_tokens, (SELECT coalesce(sum(output_tokens), 0) FROM messages WHERE run_id = runs.id)),
     turns = max(turns, (SELECT count(*) FROM messages WHERE run_id = runs.id AND role = 'assistant'))
-WHERE status = 'running' AND owner_pid = ?3 AND owner_host = ?4 AND owner_start = ?5`
+WHERE status = 'running' AND executor = '' AND owner_pid = ?3 AND owner_host = ?4 AND owner_start = ?5`

@@ -61,7 +61,8 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 			run.Status, run.Error, nanos(run.StartedAt), nanos(run.FinishedAt),
 			run.InputTokens, run.OutputTokens, run.TreeInputTokens, run.TreeOutputTokens,
 			run.Turns, run.Task, run.Output, nullString(run.SessionID),
-			me.pid, me.host, me.start, run.ToolCallID, run.Workdir)
+			me.pid, me.host, me.start, run.ToolCallID, run.Workdir,
+			run.Executor, run.Temporal.Address, run.Temporal.Namespace, run.Temporal.TaskQueue)
 		if sqliteCode(err) == codeConstraintPrimaryKey {
 			return fmt.Errorf("a run with this id is already recorded: %w", err)
 		}
@@ -83,8 +84,9 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 const insertRun = `INSERT INTO runs (
     id, parent_id, root_id, agent, kind, depth, model, status, error, started_at, finished_at,
     input_tokens, output_tokens, tree_input_tokens, tree_output_tokens, turns, task, output, session_id,
-    owner_pid, owner_host, owner_start, tool_call_id, workdir)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    owner_pid, owner_host, owner_start, tool_call_id, workdir,
+    executor, temporal_address, temporal_namespace, temporal_task_queue)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // FinishRun records the end of run r.ID: Status (required), Error, Output, usage
 // (cache tokens included), costs (NULL when nil), Turns and FinishedAt (now when zero, written back into r); Model too when set.
@@ -138,7 +140,8 @@ WHERE id = ?1`
 const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, model, status, error,
     started_at, finished_at, input_tokens, output_tokens, tree_input_tokens, tree_output_tokens,
     turns, task, output, coalesce(session_id, ''), tool_call_id, workdir, attempt, coalesce(attempt_started_at, started_at),
-    cache_read_tokens, cache_write_tokens, tree_cache_read_tokens, tree_cache_write_tokens, own_cost_usd, cost_usd`
+    cache_read_tokens, cache_write_tokens, tree_cache_read_tokens, tree_cache_write_tokens, own_cost_usd, cost_usd,
+    executor, temporal_address, temporal_namespace, temporal_task_queue`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -168,7 +171,8 @@ func scanRun(sc scanner) (Run, error) {
 	err := sc.Scan(&r.ID, &r.ParentID, &r.RootID, &r.Agent, &r.Kind, &r.Depth, &r.Model, &r.Status, &r.Error,
 		&started, &finished, &r.InputTokens, &r.OutputTokens, &r.TreeInputTokens, &r.TreeOutputTokens,
 		&r.Turns, &r.Task, &r.Output, &r.SessionID, &r.ToolCallID, &r.Workdir, &r.Attempt, &attemptStarted,
-		&r.CacheReadTokens, &r.CacheWriteTokens, &r.TreeCacheReadTokens, &r.TreeCacheWriteTokens, &ownCost, &cost)
+		&r.CacheReadTokens, &r.CacheWriteTokens, &r.TreeCacheReadTokens, &r.TreeCacheWriteTokens, &ownCost, &cost,
+		&r.Executor, &r.Temporal.Address, &r.Temporal.Namespace, &r.Temporal.TaskQueue)
 	r.OwnCostUSD, r.CostUSD = floatOrNil(ownCost), floatOrNil(cost)
 	r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
 	r.AttemptStartedAt = fromNanos(attemptStarted)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/durable"
+	"github.com/deputyhq/deputy/internal/cli"
 	"github.com/deputyhq/deputy/llm/llmtest"
 	"github.com/deputyhq/deputy/store"
 )
@@ -38,7 +39,18 @@ import (
 // github.com/temporalio/cli/cmd/temporal@v1.5.1; .ci/run does): found on
 // PATH or named by $TEMPORAL_CLI. Without it the test is skipped.
 
+// The test binary is deputy-temporal when DEPUTY_TEMPORAL_MAIN=1 or when
+// it is called so, and deputy when it is called so (TestDetachAndAttach
+// links it under both names, so that deputy finds deputy-temporal next to
+// itself).
 func TestMain(m *testing.M) {
+	switch filepath.Base(os.Args[0]) {
+	case "deputy":
+		os.Exit(cli.Main(os.Args[1:]))
+	case "deputy-temporal":
+		main()
+		os.Exit(0)
+	}
 	if os.Getenv("DEPUTY_TEMPORAL_MAIN") == "1" {
 		main()
 		os.Exit(0)

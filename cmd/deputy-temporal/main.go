@@ -8,8 +8,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -27,6 +26,7 @@ import (
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/durable"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/workspace"
 )
@@ -130,7 +130,7 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usage(fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath()))
 	})
-	root.AddCommand(newWorker(g), newRun(g))
+	root.AddCommand(newWorker(g), newRun(g), newRuns(g))
 	return root
 }
 
@@ -208,10 +208,11 @@ func newRun(g *globals) *cobra.Command {
 		Use:   "run --temporal HOST:PORT <agent> [task words...]",
 		Short: "Run an agent's tree on Temporal and print its answer",
 		Long: `Submit a root run to Temporal and print its final answer, as 'deputy run'
-would. The run and its children are recorded in this process's ledger when the
-tree ends. --detach prints the workflow id (the root run's id) and returns at
-once, recording nothing; 'temporal workflow result --workflow-id ID' gives the
-answer later.`,
+would. The root is recorded in this process's ledger at once, as running on
+Temporal, and its whole tree when it ends. --detach prints the run's id (its
+workflow id) and returns at once; 'deputy runs resume ID' waits for it later,
+records the tree and prints the answer, as it does for a run whose submitting
+process stopped waiting.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, u := range unsupported {
@@ -283,7 +284,14 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	if strings.TrimSpace(task) == "" {
 		return usage(errors.New("no task: give it after the agent's name"))
 	}
-	spec, err := w.Engine(nil).Describe(delegate.RunRequest{Agent: a, Task: task, Model: f.model, Workdir: workdir})
+	// The ledger first: a run that cannot be recorded is not started.
+	l, err := w.OpenLedger(ctx)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	eng := w.Engine(l)
+	spec, err := eng.Describe(delegate.RunRequest{Agent: a, Task: task, Model: f.model, Workdir: workdir})
 	if err != nil {
 		return usage(err)
 	}
@@ -292,43 +300,18 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 		return err
 	}
 	defer cl.Close()
+	start := time.Now()
 	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.RunID, TaskQueue: c.queue}, durable.WorkflowName, spec)
 	if err != nil {
 		return err
+	}
+	ref := store.TemporalRef{Address: c.hostPort, Namespace: c.namespace, TaskQueue: c.queue}
+	if err := eng.RecordSubmitted(ctx, spec, store.ExecutorTemporal, ref, start); err != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "deputy-temporal: warning: recording the run in the ledger:", err)
 	}
 	if f.detach {
 		fmt.Fprintln(cmd.OutOrStdout(), run.GetID())
 		return nil
 	}
-	var env delegate.Envelope
-	if err := run.Get(ctx, &env); err != nil {
-		return err
-	}
-	if err := record(context.WithoutCancel(ctx), w, spec, &env); err != nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), "deputy-temporal: warning: recording the run in the ledger:", err)
-	}
-	if f.json {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(&env); err != nil {
-			return err
-		}
-	} else if env.OK() {
-		fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
-	}
-	if !env.OK() {
-		return &exitError{code: 1, err: fmt.Errorf("agent %q failed: %s", env.Label, env.Error)}
-	}
-	return nil
-}
-
-// record writes the ended tree into the workspace's ledger.
-func record(ctx context.Context, w *workspace.Workspace, spec delegate.RunSpec, env *delegate.Envelope) error {
-	l, err := w.OpenLedger(ctx)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	w.Engine(l).RecordTree(ctx, spec, env)
-	return nil
+	return await(ctx, cmd, eng, cl, spec, start, f.json)
 }

@@ -134,6 +134,27 @@ type runView struct {
 	SessionID  string   `json:"session_id,omitempty"`
 	// Attempt counts the times the run was started (deputy runs resume).
 	Attempt int `json:"attempt"`
+	// Executor is "temporal" for a run on Temporal, which Temporal
+	// locates; absent for a run in the process that recorded it.
+	Executor string        `json:"executor,omitempty"`
+	Temporal *temporalView `json:"temporal,omitempty"`
+}
+
+// temporalView locates a run on Temporal.
+type temporalView struct {
+	Address    string `json:"address"`
+	Namespace  string `json:"namespace"`
+	TaskQueue  string `json:"task_queue"`
+	WorkflowID string `json:"workflow_id"`
+}
+
+// statusText is a run's status as the tables show it: a run on Temporal
+// says that it runs there.
+func (v runView) statusText() string {
+	if v.Executor != "" && v.Status == store.StatusRunning {
+		return v.Status + " on " + v.Executor
+	}
+	return v.Status
 }
 
 func viewRun(r *store.Run) runView {
@@ -144,7 +165,11 @@ func viewRun(r *store.Run) runView {
 		OwnUsage: llm.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
 			CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens},
 		CostUSD: r.CostUSD, OwnCostUSD: r.OwnCostUSD,
-		Turns: r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt}
+		Turns: r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt, Executor: r.Executor}
+	if r.Executor == store.ExecutorTemporal {
+		v.Temporal = &temporalView{Address: r.Temporal.Address, Namespace: r.Temporal.Namespace,
+			TaskQueue: r.Temporal.TaskQueue, WorkflowID: r.ID}
+	}
 	if !r.FinishedAt.IsZero() {
 		t := r.FinishedAt
 		v.FinishedAt = &t
@@ -203,11 +228,14 @@ func printRunHeader(out io.Writer, v runView) {
 		row("root", v.RootID)
 	}
 	row("model", orDash(v.Model))
-	status := v.Status
+	status := v.statusText()
 	if v.Error != "" {
 		status += ": " + v.Error
 	}
 	row("status", status)
+	if t := v.Temporal; t != nil {
+		row("temporal", fmt.Sprintf("%s, namespace %s, task queue %s, workflow %s", t.Address, t.Namespace, t.TaskQueue, t.WorkflowID))
+	}
 	row("turns", fmt.Sprint(v.Turns))
 	row("tokens", fmt.Sprintf("%s (own: %s)", usageText(v.Usage), usageText(v.OwnUsage)))
 	row("cost", fmt.Sprintf("%s (own: %s)", live.USD(v.CostUSD), live.USD(v.OwnCostUSD)))
@@ -222,6 +250,9 @@ func printRunHeader(out io.Writer, v runView) {
 	tw.Flush()
 	if strings.TrimSpace(v.Task) != "" {
 		fmt.Fprintf(out, "task:\n%s\n", indent(strings.TrimRight(v.Task, "\n"), "    "))
+	}
+	if v.Temporal != nil && v.Status == store.StatusRunning {
+		fmt.Fprintf(out, "It runs on Temporal: 'deputy runs resume %s' waits for it and records its tree here.\n", v.ID)
 	}
 }
 

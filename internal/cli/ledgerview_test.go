@@ -74,3 +74,31 @@ func TestViewRunUsageAndDuration(t *testing.T) {
 		t.Errorf("sub-millisecond run: duration %q, want <1ms", durationText(fast))
 	}
 }
+
+// A run on Temporal says where it runs, in the tables, the header and the
+// JSON, and how to wait for it while it runs.
+func TestRunOnTemporalView(t *testing.T) {
+	r := store.Run{ID: "01RUN", RootID: "01RUN", Agent: "lead", Kind: store.KindRoot, Status: store.StatusRunning,
+		Executor: store.ExecutorTemporal, Temporal: store.TemporalRef{Address: "127.0.0.1:7233", Namespace: "default", TaskQueue: "q"}}
+	v := viewRun(&r)
+	var table strings.Builder
+	printRunTable(&table, []runView{v})
+	if !strings.Contains(table.String(), "running on temporal") {
+		t.Errorf("table:\n%s", table.String())
+	}
+	var header strings.Builder
+	printRunHeader(&header, v)
+	for _, want := range []string{"127.0.0.1:7233, namespace default, task queue q, workflow 01RUN", "'deputy runs resume 01RUN' waits for it"} {
+		if !strings.Contains(header.String(), want) {
+			t.Errorf("header lacks %q:\n%s", want, header.String())
+		}
+	}
+	b, _ := json.Marshal(v)
+	if !strings.Contains(string(b), `"executor":"temporal","temporal":{"address":"127.0.0.1:7233","namespace":"default","task_queue":"q","workflow_id":"01RUN"}`) {
+		t.Errorf("json: %s", b)
+	}
+	r.Status, r.Executor = store.StatusOK, ""
+	if b, _ := json.Marshal(viewRun(&r)); strings.Contains(string(b), "temporal") {
+		t.Errorf("a local run's json: %s", b)
+	}
+}

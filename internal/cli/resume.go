@@ -39,7 +39,12 @@ repeat). The tree's quotas continue from what was spent. The run keeps its id;
 
 The agent's current definition is used, with the run's recorded model and
 working directory. --retry-failed also continues a run that ended with an
-error, a timeout, a cancellation or a spent budget.`,
+error, a timeout, a cancellation or a spent budget.
+
+A run on Temporal ('deputy run --temporal', with --detach or whose process
+stopped waiting) is attached to instead: the deputy-temporal binary waits for
+it to end on Temporal, records its tree here and prints its answer
+(docs/durable.md).`,
 		Example: `  deputy runs resume last
   deputy runs resume 2A3YCB --json
   deputy runs resume 2A3YCB --retry-failed`,
@@ -72,6 +77,11 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	}
 	if root.ParentID != "" {
 		return configErrf("run %s is a child of run %s; resume the root run %s", root.ID, root.ParentID, root.RootID)
+	}
+	if root.Executor == store.ExecutorTemporal {
+		// It lives on Temporal: deputy-temporal attaches to it.
+		ledger.Close()
+		return handOverToTemporal(cmd)
 	}
 	a, err := w.agent(root.Agent)
 	if err != nil {

@@ -113,7 +113,7 @@ func printRunTable(out io.Writer, views []runView) {
 	tw := newTable(out)
 	fmt.Fprintln(tw, "ID\tAGENT\tKIND\tSTATUS\tTOKENS\tCOST\tDURATION\tSTARTED\tTASK")
 	for _, v := range views {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", v.ID, v.Agent, v.Kind, v.Status, v.Usage.Total(),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", v.ID, v.Agent, v.Kind, v.statusText(), v.Usage.Total(),
 			live.USD(v.CostUSD), durationText(v), formatTime(v.StartedAt), orDash(live.Excerpt(v.Task, 50)))
 	}
 	tw.Flush()
