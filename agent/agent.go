@@ -142,18 +142,18 @@ type runner struct {
 // or, after the one repair turn, still invalid (Err is set). It reports
 // false after asking the model for a corrected answer.
 func (r *runner) checkOutput(answer string) bool {
-	text, err := r.spec.Output.Check(answer)
-	if err == nil {
-		r.res.Output = text
+	text, repair, err := r.spec.Output.Judge(answer, r.repaired)
+	switch {
+	case repair != nil:
+		r.repaired = true
+		r.appendMessage(*repair)
+		return false
+	case err != nil:
+		r.res.Err = err
 		return true
 	}
-	if r.repaired {
-		r.res.Err = &OutputError{Problem: err.Error()}
-		return true
-	}
-	r.repaired = true
-	r.appendMessage(llm.UserMessage(repairPrompt(err.Error(), r.spec.Output.Schema())))
-	return false
+	r.res.Output = text
+	return true
 }
 
 // resume finishes what the committed conversation left open: the calls of

@@ -77,6 +77,24 @@ func (o *Output) Check(answer string) (string, error) {
 	return text, nil
 }
 
+// Judge is the rule of a structured output for one final answer: a valid
+// answer is kept as its JSON text; an invalid one gets the one repair turn —
+// repair is the message to send the model — unless repaired says that turn
+// was used, and then it is the run's error (an *OutputError). The local loop
+// applies it, and so does a loop that runs elsewhere (package durable,
+// through the engine), so that both follow the same rule.
+func (o *Output) Judge(answer string, repaired bool) (text string, repair *llm.Message, err error) {
+	text, err = o.Check(answer)
+	switch {
+	case err == nil:
+		return text, nil, nil
+	case repaired:
+		return "", nil, &OutputError{Problem: err.Error()}
+	}
+	m := llm.UserMessage(repairPrompt(err.Error(), o.Schema()))
+	return "", &m, nil
+}
+
 // unfence removes one ```json ... ``` fence around the whole text.
 func unfence(s string) string {
 	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {

@@ -2,7 +2,7 @@
 
 // Package durable runs deputy's delegation trees on Temporal
 // (docs/durable.md). Each agent run is a workflow, each child a child
-// workflow, and each model call and tool call an activity. The workflow is
+// workflow, and each model call, tool call and output schema check an activity. The workflow is
 // the turn loop in deterministic form: it decides only what comes next
 // from the results its activities recorded. Every rule of the engine —
 // the tools offered at a depth, the guard, the front doors and their
@@ -15,6 +15,7 @@
 package durable
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -39,6 +40,8 @@ const DefaultTaskQueue = "deputy"
 const (
 	ModelActivity = "deputy.ModelCall"
 	ToolActivity  = "deputy.ToolCall"
+	// OutputActivity holds a final answer to the run's output schema.
+	OutputActivity = "deputy.CheckOutput"
 )
 
 // ModelInput is the input of one model call.
@@ -55,6 +58,14 @@ type ToolInput struct {
 	Spec   delegate.RunSpec   `json:"spec"`
 	Call   llm.ToolCall       `json:"call"`
 	Answer *delegate.Envelope `json:"answer,omitempty"`
+}
+
+// OutputInput is a final answer to hold to the run's output schema;
+// Repaired says the repair turn was used.
+type OutputInput struct {
+	Spec     delegate.RunSpec `json:"spec"`
+	Answer   string           `json:"answer"`
+	Repaired bool             `json:"repaired,omitempty"`
 }
 
 // retryPolicy repeats a failed model call as deputy's own retry does
@@ -104,6 +115,10 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 		maxTurns = agent.DefaultMaxTurns
 	}
 	msgs := slices.Clone(spec.Messages)
+	// The output schema holds the loop's final answer, or the summary's
+	// for a subagent; either gets one repair turn.
+	checkLoop := len(spec.OutputSchema) > 0 && spec.Summary == ""
+	repaired := false
 	for {
 		var resp llm.Response
 		if err := workflow.ExecuteActivity(ctx, ModelActivity, ModelInput{Spec: spec, Messages: msgs}).Get(ctx, &resp); err != nil {
@@ -116,6 +131,17 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 		msgs = append(msgs, msg)
 		env.Output = msg.Content
 		if len(msg.ToolCalls) == 0 {
+			if checkLoop {
+				repair, err := checkOutput(ctx, spec, env, msg.Content, repaired)
+				if err != nil {
+					return failed(env, err), nil
+				}
+				if repair != nil {
+					repaired = true
+					msgs = append(msgs, *repair)
+					continue
+				}
+			}
 			break
 		}
 		if env.Turns >= maxTurns {
@@ -135,14 +161,51 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 	}
 	if spec.Summary != "" {
 		msgs = append(msgs, llm.UserMessage(spec.Summary))
-		var resp llm.Response
-		if err := workflow.ExecuteActivity(ctx, ModelActivity, ModelInput{Spec: spec, Messages: msgs, NoTools: true}).Get(ctx, &resp); err != nil {
-			return failed(env, err), nil
+		for repaired := false; ; {
+			var resp llm.Response
+			if err := workflow.ExecuteActivity(ctx, ModelActivity, ModelInput{Spec: spec, Messages: msgs, NoTools: true}).Get(ctx, &resp); err != nil {
+				return failed(env, err), nil
+			}
+			env.Usage = env.Usage.Add(resp.Usage)
+			env.Output = resp.Message.Content
+			if len(spec.OutputSchema) == 0 {
+				break
+			}
+			repair, err := checkOutput(ctx, spec, env, resp.Message.Content, repaired)
+			if err != nil {
+				return failed(env, err), nil
+			}
+			if repair == nil {
+				break
+			}
+			repaired = true
+			msg := resp.Message
+			msg.Role = llm.RoleAssistant
+			msgs = append(msgs, msg, *repair)
 		}
-		env.Usage = env.Usage.Add(resp.Usage)
-		env.Output = resp.Message.Content
 	}
 	return env, nil
+}
+
+// checkOutput holds a final answer to the run's output schema (an
+// activity: the rule is the engine's). It returns the repair turn's
+// message when the model is to be asked again; otherwise it sets the
+// envelope's output, or its error when the answer stays invalid.
+func checkOutput(ctx workflow.Context, spec delegate.RunSpec, env *delegate.Envelope, answer string, repaired bool) (*llm.Message, error) {
+	var v delegate.OutputVerdict
+	if err := workflow.ExecuteActivity(ctx, OutputActivity, OutputInput{Spec: spec, Answer: answer, Repaired: repaired}).Get(ctx, &v); err != nil {
+		return nil, err
+	}
+	switch {
+	case v.Repair != nil:
+		return v.Repair, nil
+	case v.Error != "":
+		env.Status, env.Error = delegate.StatusError, v.Error
+	default:
+		env.Output = v.Output
+		env.OutputJSON = json.RawMessage(v.Output)
+	}
+	return nil, nil
 }
 
 // runCalls runs the tool calls of one response at once and returns their

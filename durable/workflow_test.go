@@ -3,7 +3,9 @@
 package durable_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -210,4 +212,76 @@ func writeFile(t *testing.T, dir, name, content string) {
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A root with an output schema: its first answer is not valid JSON, the
+// repair turn's is. On Temporal the answer is held to the schema by the
+// engine's rule, with the same repair turn, as locally.
+const structuredScript = `
+rules:
+  - name: prose
+    match: {system: "^LEAD", last_role: user}
+    times: 1
+    reply: {text: "The answer is 42.", usage: {input_tokens: 10, output_tokens: 5}}
+  - name: json
+    match: {system: "^LEAD", last_role: user}
+    reply: {text: "` + "```json\\n{\\\"answer\\\": 42}\\n```" + `", usage: {input_tokens: 30, output_tokens: 6}}
+`
+
+func TestStructuredOutputRepairMatchesALocalRun(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		status       delegate.Status
+	}{
+		{"repaired", structuredScript, delegate.StatusOK},
+		// Without the rule that answers JSON, the repair turn's answer is
+		// prose again: the run fails with the schema's error.
+		{"still invalid", strings.Replace(structuredScript, "    times: 1\n", "", 1), delegate.StatusError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func() (*delegate.Engine, *countingProvider, *config.Agent) {
+				eng, prov, lead := newEngineWith(t, tc.script)
+				lead.SubAgents = nil
+				lead.OutputSchema = json.RawMessage(`{"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}`)
+				return eng, prov, lead
+			}
+			local, _, lead := run()
+			want := local.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
+			if want.Status != tc.status {
+				t.Fatalf("local run: %s %s", want.Status, want.Error)
+			}
+
+			eng, prov, lead := run()
+			spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := quietSuite().NewTestWorkflowEnvironment()
+			durable.Register(env, eng)
+			env.ExecuteWorkflow(durable.WorkflowName, spec)
+			var got delegate.Envelope
+			if err := env.GetWorkflowResult(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != want.Status || got.Error != want.Error || got.Output != want.Output ||
+				compact(got.OutputJSON) != compact(want.OutputJSON) || got.Turns != want.Turns || got.TreeUsage != want.TreeUsage {
+				t.Errorf("on Temporal: %s %q output %q json %s, %d turns, %+v\nlocally:    %s %q output %q json %s, %d turns, %+v",
+					got.Status, got.Error, got.Output, got.OutputJSON, got.Turns, got.TreeUsage,
+					want.Status, want.Error, want.Output, want.OutputJSON, want.Turns, want.TreeUsage)
+			}
+			if n := prov.calls["LEAD"]; n != 2 {
+				t.Errorf("the lead made %d model calls, want 2 (the answer and its repair turn)", n)
+			}
+		})
+	}
+}
+
+// compact is raw JSON without its spaces: Temporal's payloads carry an
+// envelope's output_json re-encoded.
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if len(raw) > 0 && json.Compact(&b, raw) != nil {
+		return "invalid: " + string(raw)
+	}
+	return b.String()
 }
