@@ -2,12 +2,13 @@
 
 // Package durable runs deputy's delegation trees on Temporal
 // (docs/durable.md). Each agent run is a workflow, each child a child
-// workflow, and each model call, tool call and output schema check an activity. The workflow is
-// the turn loop in deterministic form: it decides only what comes next
-// from the results its activities recorded. Every rule of the engine —
-// the tools offered at a depth, the guard, the front doors and their
-// envelopes — applies inside the activities, through the engine's remote
-// steps (delegate.Engine.ModelStep and ToolStep).
+// workflow, and each model call, tool call and output schema check an
+// activity. The workflow is the turn loop in deterministic form: it
+// decides only what comes next from the results its activities recorded.
+// Every rule of the engine — the tools offered at a depth, the guard, the
+// front doors and their envelopes, the output schema — applies inside the
+// activities, through the engine's remote steps (delegate.Engine.ModelStep,
+// ToolStep and OutputStep).
 //
 // It builds only with the build tag temporal, so that the Temporal SDK
 // stays out of the deputy binary; cmd/deputy-temporal is the binary that
