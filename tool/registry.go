@@ -53,7 +53,7 @@ func NewRegistry(tools ...Tool) *Registry {
 // Add appends t. A name already present or not a valid tool name is an
 // error; the registry is then unchanged.
 func (r *Registry) Add(t Tool) error {
-	name := t.Spec().Name
+	name := Name(t)
 	if !ValidName(name) {
 		return fmt.Errorf("tool: invalid tool name %q (letters, digits, '_' and '-', at most 64 characters)", name)
 	}

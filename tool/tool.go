@@ -23,6 +23,15 @@ type Tool interface {
 	Run(ctx context.Context, args json.RawMessage) (Result, error)
 }
 
+// Name is t's name. A tool built by New says it without inferring its
+// schema, which registering and narrowing never need.
+func Name(t Tool) string {
+	if n, ok := t.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return t.Spec().Name
+}
+
 // Result is what the model sees of a call.
 type Result struct {
 	Content string `json:"content"`

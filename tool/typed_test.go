@@ -87,3 +87,22 @@ func TestNewPanicsOnBadArgType(t *testing.T) {
 	}()
 	New("bad", "", func(context.Context, []string) (Result, error) { return Result{}, nil })
 }
+
+// The schema is inferred when the tool is first offered, not when it is
+// built or registered: a field the inference cannot handle panics at Spec.
+func TestSchemaInferredOnFirstSpec(t *testing.T) {
+	type unsupported struct {
+		C chan int `json:"c"`
+	}
+	tl := New("lazy", "", func(context.Context, unsupported) (Result, error) { return Result{}, nil })
+	r := NewRegistry(tl) // registering needs only the name
+	if got := Name(tl); got != "lazy" || r.Len() != 1 {
+		t.Fatalf("Name = %q, registry holds %d", got, r.Len())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Spec of a tool whose schema cannot be inferred did not panic")
+		}
+	}()
+	tl.Spec()
+}
