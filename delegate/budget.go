@@ -380,3 +380,12 @@ func (p budgetProvider) Generate(ctx context.Context, req *llm.Request, onEvent 
 	}
 	return p.Provider.Generate(ctx, req, onEvent)
 }
+
+// spentBefore is the budget stop of a run resumed with its budget already
+// spent (it makes no call at all); nil for a run that is not resumed.
+func (b *budget) spentBefore(prior *resumed) error {
+	if prior == nil {
+		return nil
+	}
+	return b.exhausted()
+}

@@ -380,6 +380,8 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		// The loop had ended before the interruption; only the summary
 		// call was left.
 		res = &agent.Result{Messages: r.messages[:prior.summaryAt]}
+	} else if spentErr := s.budget.spentBefore(r.resumed); spentErr != nil {
+		res, runErr = &agent.Result{Messages: r.messages}, spentErr
 	} else {
 		res, runErr = agent.Run(runCtx, spec)
 	}
@@ -610,8 +612,18 @@ func (e *Engine) applyBudget(s, parent *Scope, r run) run {
 	if parent != nil {
 		s.budget.parent = parent.budget
 	}
-	if own.Time > 0 && (r.timeout == 0 || own.Time <= r.timeout) {
-		r.timeout = own.Time
+	left := own.Time
+	if r.resumed != nil && s.tree.resume != nil {
+		// A resumed run's budget continues from what its subtree spent
+		// and the time its earlier attempts took.
+		s.budget.tokens, s.budget.usd = s.tree.resume.subtreeSpent(r.resumed.row.ID, e.Prices)
+		s.budget.start = s.Started.Add(-r.resumed.elapsed)
+		if left > 0 {
+			left = max(left-r.resumed.elapsed, time.Nanosecond)
+		}
+	}
+	if left > 0 && (r.timeout == 0 || left <= r.timeout) {
+		r.timeout = left
 	}
 	if own.Turns > 0 && (r.maxTurns == 0 || own.Turns <= r.maxTurns) {
 		r.maxTurns = own.Turns

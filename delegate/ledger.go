@@ -82,6 +82,9 @@ func (e *Engine) record(ctx context.Context, s *Scope, r run, start time.Time) {
 		row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
 			Depth: s.Depth, Model: s.Model, Status: "running", StartedAt: start, Task: r.task, SessionID: r.sessionID,
 			Workdir: r.workdir}
+		if s.budget != nil { // RecordTree's runs have none
+			row.BudgetTokens, row.BudgetUSD = s.budget.limit.Tokens, s.budget.limit.USD
+		}
 		if s.ParentID != "" {
 			// The call that spawns this child, so that a resumed parent
 			// finds it again.
@@ -111,6 +114,10 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 		CacheReadTokens: env.Usage.CacheReadTokens, CacheWriteTokens: env.Usage.CacheWriteTokens,
 		TreeCacheReadTokens: env.TreeUsage.CacheReadTokens, TreeCacheWriteTokens: env.TreeUsage.CacheWriteTokens,
 		OwnCostUSD: env.OwnCostUSD, CostUSD: env.CostUSD}
+	if s.budget != nil {
+		// A resume may have narrowed the budget: a later one keeps that.
+		row.BudgetTokens, row.BudgetUSD = s.budget.limit.Tokens, s.budget.limit.USD
+	}
 	if err := e.Ledger.FinishRun(s.queued(), row); err != nil {
 		e.warn("ledger: finishing run", s, err)
 	}

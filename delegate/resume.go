@@ -10,6 +10,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/price"
 )
 
 // Resuming a tree (docs/durable.md). The ledger holds every committed
@@ -60,6 +61,9 @@ type ResumeRequest struct {
 	// timeout, a cancellation or a spent budget, not only an interrupted one.
 	RetryFailed bool
 	OnText      func(string)
+	// Budget narrows the root's recorded budget (run's --max-tokens and
+	// --max-usd); it cannot widen it.
+	Budget config.Budget
 }
 
 // finished reports whether a child's recorded status is an answer its
@@ -107,6 +111,7 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 	if err != nil {
 		return fail(err)
 	}
+	r.budget = req.Budget
 	if err := e.resumeFrom(ctx, plan, &r, root); err != nil {
 		return fail(err)
 	}
@@ -129,6 +134,9 @@ type resumePlan struct {
 	// byCall maps a parent's run id and tool call id to the child the call
 	// spawned.
 	byCall map[[2]string]ledger.Run
+	// own is what each run's own model calls used: a finished run's row,
+	// else (its row is written when it finishes) its committed messages.
+	own map[string]llm.Usage
 }
 
 func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan, error) {
@@ -136,9 +144,23 @@ func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan,
 	if err != nil {
 		return nil, err
 	}
-	p := &resumePlan{ledger: rl, runs: map[string]ledger.Run{}, children: map[string][]ledger.Run{}, byCall: map[[2]string]ledger.Run{}}
+	p := &resumePlan{ledger: rl, runs: map[string]ledger.Run{}, children: map[string][]ledger.Run{}, byCall: map[[2]string]ledger.Run{},
+		own: map[string]llm.Usage{}}
 	for _, row := range rows {
 		p.runs[row.ID] = row
+		u := llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
+			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens}
+		if row.FinishedAt.IsZero() {
+			msgs, err := rl.Messages(ctx, row.ID)
+			if err != nil {
+				return nil, err
+			}
+			u = llm.Usage{}
+			for _, m := range msgs {
+				u = u.Add(llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens})
+			}
+		}
+		p.own[row.ID] = u
 		if row.ParentID != "" {
 			p.children[row.ParentID] = append(p.children[row.ParentID], row)
 			if row.ToolCallID != "" {
@@ -158,10 +180,29 @@ func (p *resumePlan) spent() spent {
 	for _, row := range p.runs {
 		if row.ParentID != "" {
 			sp.spawns++
+			sp.subUsage = sp.subUsage.Add(p.own[row.ID])
 		}
-		sp.usage = sp.usage.Add(llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens})
+		sp.usage = sp.usage.Add(p.own[row.ID])
 	}
 	return sp
+}
+
+// subtreeSpent is what the run id and its descendants spent in earlier
+// attempts, in tokens and in dollars (priced calls only, as budget.charge
+// counts them).
+func (p *resumePlan) subtreeSpent(id string, prices *price.Table) (tokens int64, usd float64) {
+	row, u := p.runs[id], p.own[id]
+	tokens = u.Total()
+	if row.FinishedAt.IsZero() || row.OwnCostUSD == nil {
+		usd, _ = prices.Cost(row.Model, u)
+	} else {
+		usd = *row.OwnCostUSD
+	}
+	for _, c := range p.children[id] {
+		t, d := p.subtreeSpent(c.ID, prices)
+		tokens, usd = tokens+t, usd+d
+	}
+	return tokens, usd
 }
 
 // resumeFrom turns r, a run described afresh by its front door, into the
@@ -173,6 +214,7 @@ func (e *Engine) resumeFrom(ctx context.Context, p *resumePlan, r *run, row ledg
 		return err
 	}
 	res := &resumed{ledger: p.ledger, row: row, elapsed: e.attemptsTime(ctx, p.ledger, row)}
+	r.budget = narrowBudget(r.budget, config.Budget{Tokens: row.BudgetTokens, USD: row.BudgetUSD})
 	if len(rows) == 0 {
 		// Nothing was committed: the run starts over, its first messages
 		// to be recorded as on a first attempt.
@@ -323,9 +365,10 @@ func (e *Engine) respawn(ctx context.Context, parent *Scope, r run) (*Envelope, 
 
 // spent is what a tree had used of its quotas when it was resumed.
 type spent struct {
-	spawns  int
-	usage   llm.Usage
-	elapsed time.Duration
+	spawns   int
+	usage    llm.Usage
+	subUsage llm.Usage // the sub-agents' part of usage
+	elapsed  time.Duration
 }
 
 // restore continues the tree's accounts from what earlier attempts spent.
@@ -334,5 +377,6 @@ func (t *Tree) restore(sp spent) {
 	defer t.mu.Unlock()
 	t.spawns += sp.spawns
 	t.usage = t.usage.Add(sp.usage)
+	t.subUsage = t.subUsage.Add(sp.subUsage)
 	t.start = t.start.Add(-sp.elapsed)
 }

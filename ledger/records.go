@@ -75,6 +75,13 @@ type Run struct {
 	// it, ExecutorTemporal on a Temporal cluster, which Temporal locates.
 	Executor string
 	Temporal TemporalRef
+
+	// BudgetTokens and BudgetUSD are the run's own token and dollar budget
+	// as it started (the root's --max-tokens/--max-usd narrowed by its
+	// agent's [budget]); 0 is none. A resume narrows by them: it never
+	// widens a budget.
+	BudgetTokens int64
+	BudgetUSD    float64
 }
 
 // ExecutorTemporal is the Executor of a run that lives on Temporal.

@@ -69,6 +69,12 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		if err != nil {
 			return err
 		}
+		if run.BudgetTokens != 0 || run.BudgetUSD != 0 {
+			// Most runs have no budget: only those pay this statement.
+			if _, err := t.exec(setRunBudget, run.BudgetTokens, run.BudgetUSD, run.ID); err != nil {
+				return err
+			}
+		}
 		if run.RootID == "" {
 			run.RootID = rootID
 		}
@@ -88,8 +94,11 @@ const insertRun = `INSERT INTO runs (
     executor, temporal_address, temporal_namespace, temporal_task_queue)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
+const setRunBudget = `UPDATE runs SET budget_tokens = ?, budget_usd = ? WHERE id = ?`
+
 // FinishRun records the end of run r.ID: Status (required), Error, Output, usage
 // (cache tokens included), costs (NULL when nil), Turns and FinishedAt (now when zero, written back into r); Model too when set.
+// A budget in r narrows the recorded one (a resume may have narrowed it); it never widens it.
 //
 // Record the end of a cancelled run with a context that is not itself cancelled
 // (context.WithoutCancel), or the write is refused like any other. With a ctx made
@@ -108,7 +117,7 @@ func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 			r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens,
 			r.Turns, nanos(finished), r.Model,
 			r.CacheReadTokens, r.CacheWriteTokens, r.TreeCacheReadTokens, r.TreeCacheWriteTokens,
-			nullFloat(r.OwnCostUSD), nullFloat(r.CostUSD))
+			nullFloat(r.OwnCostUSD), nullFloat(r.CostUSD), r.BudgetTokens, r.BudgetUSD)
 		if err != nil {
 			return err
 		}
@@ -134,14 +143,17 @@ const finishRun = `UPDATE runs SET
     turns = ?9, finished_at = ?10,
     model = CASE WHEN ?11 = '' THEN model ELSE ?11 END,
     cache_read_tokens = ?12, cache_write_tokens = ?13, tree_cache_read_tokens = ?14, tree_cache_write_tokens = ?15,
-    own_cost_usd = ?16, cost_usd = ?17
+    own_cost_usd = ?16, cost_usd = ?17,
+    budget_tokens = CASE WHEN ?18 > 0 AND (budget_tokens = 0 OR ?18 < budget_tokens) THEN ?18 ELSE budget_tokens END,
+    budget_usd = CASE WHEN ?19 > 0 AND (budget_usd = 0 OR ?19 < budget_usd) THEN ?19 ELSE budget_usd END
 WHERE id = ?1`
 
 const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, model, status, error,
     started_at, finished_at, input_tokens, output_tokens, tree_input_tokens, tree_output_tokens,
     turns, task, output, coalesce(session_id, ''), tool_call_id, workdir, attempt, coalesce(attempt_started_at, started_at),
     cache_read_tokens, cache_write_tokens, tree_cache_read_tokens, tree_cache_write_tokens, own_cost_usd, cost_usd,
-    executor, temporal_address, temporal_namespace, temporal_task_queue`
+    executor, temporal_address, temporal_namespace, temporal_task_queue,
+    budget_tokens, budget_usd`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -172,7 +184,8 @@ func scanRun(sc scanner) (Run, error) {
 		&started, &finished, &r.InputTokens, &r.OutputTokens, &r.TreeInputTokens, &r.TreeOutputTokens,
 		&r.Turns, &r.Task, &r.Output, &r.SessionID, &r.ToolCallID, &r.Workdir, &r.Attempt, &attemptStarted,
 		&r.CacheReadTokens, &r.CacheWriteTokens, &r.TreeCacheReadTokens, &r.TreeCacheWriteTokens, &ownCost, &cost,
-		&r.Executor, &r.Temporal.Address, &r.Temporal.Namespace, &r.Temporal.TaskQueue)
+		&r.Executor, &r.Temporal.Address, &r.Temporal.Namespace, &r.Temporal.TaskQueue,
+		&r.BudgetTokens, &r.BudgetUSD)
 	r.OwnCostUSD, r.CostUSD = floatOrNil(ownCost), floatOrNil(cost)
 	r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
 	r.AttemptStartedAt = fromNanos(attemptStarted)

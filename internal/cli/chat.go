@@ -28,6 +28,7 @@ type chatFlags struct {
 	subagents bool
 	verbose   bool
 	progress  string
+	budget    budgetFlags
 }
 
 const chatHelp = `Commands:
@@ -67,6 +68,7 @@ The conversation is stored as a session in the ledger; resume it later with
 	fl.StringVar(&f.session, "session", "", "resume this session (default: start a new one)")
 	fl.BoolVar(&f.subagents, "subagents", false, "start with the subagent tool on (toggle with /subagents on|off)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
+	f.budget.add(cmd, "each message's run")
 	fl.StringVar(&f.progress, "progress", progressAuto, "how delegated work shows on stderr while children run: auto (the live tree on a terminal), live, plain (as -v), none")
 	return cmd
 }
@@ -120,6 +122,10 @@ func (r *lineReader) ask(ctx context.Context, question string) (string, error) {
 }
 
 func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) error {
+	budget, err := f.budget.get()
+	if err != nil {
+		return err
+	}
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
 		return err
@@ -263,7 +269,7 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 		turn = t
 		turnMu.Unlock()
 		env := engine.Run(turnCtx, delegate.RunRequest{Agent: a, Task: line, History: history, Model: f.model,
-			Workdir: workdir, SessionID: session, Subagents: &sub, OnText: t.text})
+			Workdir: workdir, SessionID: session, Subagents: &sub, OnText: t.text, Budget: budget})
 		t.end()
 		close(done)
 		cancel()

@@ -19,6 +19,7 @@ type resumeFlags struct {
 	timeout     time.Duration
 	json        bool
 	verbose     bool
+	budget      budgetFlags
 }
 
 func newRunsResumeCmd(g *globalFlags) *cobra.Command {
@@ -34,7 +35,9 @@ Every child that had finished keeps its result and is not run again. A run
 that was in flight continues from its last recorded message: a model call
 whose answer was not recorded is made again, and tool calls whose results were
 not recorded are run again (see docs/durable.md for which tools are safe to
-repeat). The tree's quotas continue from what was spent. The run keeps its id;
+repeat). The tree's quotas and budgets continue from what was spent; the
+run's budget is the one it started with, which --max-tokens and --max-usd
+can only narrow. The run keeps its id;
 'deputy runs show' lists its earlier attempts.
 
 The agent's current definition is used, with the run's recorded model and
@@ -54,12 +57,17 @@ it to end on Temporal, records its tree here and prints its answer
 	fl := cmd.Flags()
 	fl.BoolVar(&f.retryFailed, "retry-failed", false, "also continue a run that failed (error, timeout, cancelled, budget, max_turns)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of this attempt, e.g. 90s or 5m (default none)")
+	f.budget.add(cmd, "the run, narrowing the one it started with (never widening it); what it spent before counts")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object, as 'deputy run --json' does")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step")
 	return cmd
 }
 
 func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) error {
+	budget, err := f.budget.get()
+	if err != nil {
+		return err
+	}
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
 		return err
@@ -87,7 +95,7 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	if err != nil {
 		return err
 	}
-	req := delegate.ResumeRequest{RunID: root.ID, Agent: a, RetryFailed: f.retryFailed}
+	req := delegate.ResumeRequest{RunID: root.ID, Agent: a, RetryFailed: f.retryFailed, Budget: budget}
 	if root.SessionID != "" {
 		exs, err := ledger.Window(ctx, root.SessionID, 0)
 		if err != nil {

@@ -28,14 +28,11 @@ type runFlags struct {
 	workdir string
 	skill   string
 	timeout time.Duration
-	// maxTokens and maxUSD are the root's budget (narrowed by its agent's
-	// [budget]).
-	maxTokens int64
-	maxUSD    float64
-	dryRun    bool
-	json      bool
-	verbose   bool
-	session   string
+	budget  budgetFlags
+	dryRun  bool
+	json    bool
+	verbose bool
+	session string
 	// progress is the --progress mode; streamJSON prints the events on
 	// stdout as JSON lines.
 	progress   string
@@ -74,8 +71,7 @@ after retries, timeout), 130 interrupted.`,
 	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none)")
-	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "token budget of the whole run, sub-agents included; the run stops with status budget after the model call that reaches it (default none)")
-	fl.Float64Var(&f.maxUSD, "max-usd", 0, "the same budget in dollars, by the price table; not enforced for a model without a price (default none)")
+	f.budget.add(cmd, "the whole run")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would be sent (system prompt, messages, files, tools) and exit without calling a model")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object: output (and output_json for an agent with an output schema), status, model, usage, duration_ms, run_id and the tree of child runs")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
@@ -128,11 +124,12 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if f.model, err = modelFlag(f.model); err != nil {
 		return err
 	}
-	if f.maxTokens < 0 || f.maxUSD < 0 || math.IsNaN(f.maxUSD) || math.IsInf(f.maxUSD, 0) {
-		return configErrf("--max-tokens and --max-usd must not be negative")
+	budget, err := f.budget.get()
+	if err != nil {
+		return err
 	}
 	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session,
-		Budget: config.Budget{Tokens: f.maxTokens, USD: f.maxUSD}}
+		Budget: budget}
 
 	mode, err := progressMode(f.progress, f.verbose, cmd.ErrOrStderr())
 	if err != nil {
@@ -398,4 +395,24 @@ func modelFlag(v string) (string, error) {
 		return "", configErr(fmt.Errorf("--model: %w", err))
 	}
 	return v, nil
+}
+
+// budgetFlags are --max-tokens and --max-usd: the root's budget, which
+// its agent's [budget] narrows (run, chat, runs resume).
+type budgetFlags struct {
+	maxTokens int64
+	maxUSD    float64
+}
+
+func (b *budgetFlags) add(cmd *cobra.Command, of string) {
+	fl := cmd.Flags()
+	fl.Int64Var(&b.maxTokens, "max-tokens", 0, "token budget of "+of+", sub-agents included; the run stops with status budget after the model call that reaches it (default none)")
+	fl.Float64Var(&b.maxUSD, "max-usd", 0, "the same budget in dollars, by the price table; not enforced for a model without a price (default none)")
+}
+
+func (b *budgetFlags) get() (config.Budget, error) {
+	if b.maxTokens < 0 || b.maxUSD < 0 || math.IsNaN(b.maxUSD) || math.IsInf(b.maxUSD, 0) {
+		return config.Budget{}, configErrf("--max-tokens and --max-usd must not be negative")
+	}
+	return config.Budget{Tokens: b.maxTokens, USD: b.maxUSD}, nil
 }
