@@ -85,3 +85,13 @@ func TestMissingWorkdirIsAToolError(t *testing.T) {
 	res := call(t, r, ReadFile, map[string]any{"path": "a.txt"})
 	wantErr(t, res, "working directory")
 }
+
+// Building the registry infers no tool's schema (tool.New does that when a
+// tool is first offered): every built-in says its name without its spec.
+func TestBuiltinsNamedWithoutSpec(t *testing.T) {
+	for _, tl := range New(Options{Workdir: t.TempDir()}).Tools() {
+		if _, ok := tl.(interface{ Name() string }); !ok {
+			t.Errorf("%s (%T) has no Name method: registering it infers its schema", tool.Name(tl), tl)
+		}
+	}
+}

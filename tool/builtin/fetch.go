@@ -49,6 +49,9 @@ func newFetchTool(e *env, agentHosts []string) *fetchTool {
 	return f
 }
 
+// Name is the embedded tool's, without inferring its schema (tool.Name).
+func (f *fetchTool) Name() string { return tool.Name(f.Tool) }
+
 // NarrowHosts implements tool.HostNarrower: a fetch tool that also
 // requires each host to be in hosts (or a subdomain of one).
 func (f *fetchTool) NarrowHosts(hosts []string) tool.Tool {
