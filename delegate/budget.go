@@ -18,11 +18,11 @@ import (
 type Quotas struct {
 	// MaxExecutions bounds the children spawned in the tree, failed ones
 	// included.
-	MaxExecutions int
+	MaxExecutions int `json:"max_executions,omitempty"`
 	// MaxTotalTokens bounds the tokens of every model call in the tree.
-	MaxTotalTokens int64
+	MaxTotalTokens int64 `json:"max_total_tokens,omitempty"`
 	// MaxTotalTime bounds the wall time from the root's start.
-	MaxTotalTime time.Duration
+	MaxTotalTime time.Duration `json:"max_total_time,omitempty"`
 }
 
 // ErrQuota matches every quota refusal and budget stop (errors.Is).
@@ -83,18 +83,69 @@ func newTree(rootID string, quotas Quotas, concurrency int) *Tree {
 	return t
 }
 
+// TreeCount is what a tree's quotas are held against: the children
+// spawned so far, the sub-agents' tokens and the time since the root
+// started. A Tree keeps it for a tree in this process; package durable
+// keeps it in the root workflow of a tree on Temporal. Both apply the same
+// rules: Quotas.Admit, Quotas.Spent and Quotas.StopsChild.
+type TreeCount struct {
+	Spawns   int
+	SubUsage llm.Usage
+	Elapsed  time.Duration
+}
+
+// Admit is the rule for one more child: refused once max_executions
+// children were spawned, or a token or time quota is spent.
+func (q Quotas) Admit(c TreeCount) error {
+	if err := q.executionsSpent(c); err != nil {
+		return err
+	}
+	return q.Spent(c)
+}
+
+func (q Quotas) executionsSpent(c TreeCount) error {
+	if q.MaxExecutions > 0 && c.Spawns >= q.MaxExecutions {
+		return &QuotaError{Quota: "max_executions", Limit: fmt.Sprint(q.MaxExecutions),
+			Used: fmt.Sprintf("%d sub-agents have already been spawned in this run", c.Spawns)}
+	}
+	return nil
+}
+
+// Spent returns the refusal of a spent token or time quota.
+func (q Quotas) Spent(c TreeCount) error {
+	if q.MaxTotalTokens > 0 && c.SubUsage.Total() >= q.MaxTotalTokens {
+		return &QuotaError{Quota: "max_total_tokens", Limit: fmt.Sprint(q.MaxTotalTokens),
+			Used: fmt.Sprintf("%d tokens have been used by sub-agents in this run", c.SubUsage.Total())}
+	}
+	if q.MaxTotalTime > 0 && c.Elapsed >= q.MaxTotalTime {
+		return &QuotaError{Quota: "max_total_time", Limit: fmt.Sprintf("%gs", q.MaxTotalTime.Seconds()),
+			Used: fmt.Sprintf("%.1fs have passed in this run", c.Elapsed.Seconds())}
+	}
+	return nil
+}
+
+// StopsChild is the check after a child's model call that wants more
+// work: once the token quota is spent it returns the QuotaError that stops
+// the child. The root is never stopped by the tree's quotas, only refused
+// further spawns.
+func (q Quotas) StopsChild(c TreeCount) error {
+	if q.MaxTotalTokens <= 0 || c.SubUsage.Total() < q.MaxTotalTokens {
+		return nil
+	}
+	return q.Spent(c)
+}
+
+func (t *Tree) countLocked() TreeCount {
+	return TreeCount{Spawns: t.spawns, SubUsage: t.subUsage, Elapsed: time.Since(t.start)}
+}
+
 // reserveSpawn takes one execution from the quota before a child exists,
 // atomically, so parallel spawns cannot overshoot; it refuses when any
 // quota is already spent.
 func (t *Tree) reserveSpawn() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	q := t.quotas
-	if q.MaxExecutions > 0 && t.spawns >= q.MaxExecutions {
-		return &QuotaError{Quota: "max_executions", Limit: fmt.Sprint(q.MaxExecutions),
-			Used: fmt.Sprintf("%d sub-agents have already been spawned in this run", t.spawns)}
-	}
-	if err := t.spentLocked(); err != nil {
+	if err := t.quotas.Admit(t.countLocked()); err != nil {
 		return err
 	}
 	t.spawns++
@@ -106,10 +157,8 @@ func (t *Tree) reserveSpawn() error {
 func (t *Tree) reserveExecution() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	q := t.quotas
-	if q.MaxExecutions > 0 && t.spawns >= q.MaxExecutions {
-		return &QuotaError{Quota: "max_executions", Limit: fmt.Sprint(q.MaxExecutions),
-			Used: fmt.Sprintf("%d sub-agents have already been spawned in this run", t.spawns)}
+	if err := t.quotas.executionsSpent(t.countLocked()); err != nil {
+		return err
 	}
 	t.spawns++
 	return nil
@@ -126,22 +175,7 @@ func (t *Tree) releaseExecution() {
 func (t *Tree) spent() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.spentLocked()
-}
-
-func (t *Tree) spentLocked() error {
-	q := t.quotas
-	if q.MaxTotalTokens > 0 && t.subUsage.Total() >= q.MaxTotalTokens {
-		return &QuotaError{Quota: "max_total_tokens", Limit: fmt.Sprint(q.MaxTotalTokens),
-			Used: fmt.Sprintf("%d tokens have been used by sub-agents in this run", t.subUsage.Total())}
-	}
-	if q.MaxTotalTime > 0 {
-		if el := time.Since(t.start); el >= q.MaxTotalTime {
-			return &QuotaError{Quota: "max_total_time", Limit: fmt.Sprintf("%gs", q.MaxTotalTime.Seconds()),
-				Used: fmt.Sprintf("%.1fs have passed in this run", el.Seconds())}
-		}
-	}
-	return nil
+	return t.quotas.Spent(t.countLocked())
 }
 
 // addUsage counts one model call; child says whether a sub-agent (not
@@ -155,17 +189,15 @@ func (t *Tree) addUsage(u llm.Usage, child bool) {
 	}
 }
 
-// checkTokens is the check after a model call that wants more work: for a
-// child run it returns a QuotaError once the token quota is spent, which
-// stops that child; the root is never stopped by the tree's quotas, only
-// refused further spawns.
+// checkTokens is Quotas.StopsChild for a run of this tree; child says
+// whether it is a sub-agent (the root is never stopped).
 func (t *Tree) checkTokens(child bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !child || t.quotas.MaxTotalTokens <= 0 || t.subUsage.Total() < t.quotas.MaxTotalTokens {
+	if !child {
 		return nil
 	}
-	return t.spentLocked()
+	return t.quotas.StopsChild(t.countLocked())
 }
 
 // Spawns returns how many children were reserved so far.

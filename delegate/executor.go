@@ -98,6 +98,14 @@ type RunSpec struct {
 	// MaxDepth is the call_agent nesting limit the run's ancestors leave
 	// it (0 for a root): its own max_depth can only narrow it.
 	MaxDepth int `json:"max_depth,omitempty"`
+	// Quotas are the tree's quotas, set on a root by Describe when the
+	// settings have any, for an executor that counts the tree itself
+	// (package durable: the root workflow keeps the TreeCount, the other
+	// runs ask it); every run of the tree carries them.
+	Quotas *Quotas `json:"quotas,omitempty"`
+	// TreeStart is when the tree's root started: max_total_time runs
+	// from it.
+	TreeStart time.Time `json:"tree_start,omitzero"`
 }
 
 func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {

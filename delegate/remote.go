@@ -17,8 +17,9 @@ import (
 // a run at a time. Each step rebuilds the run's scope from its RunSpec, so
 // the engine's rules apply exactly as in a local run: the tools offered at
 // the run's depth, the central guard, the front doors and their envelopes.
-// What a step cannot see is the tree around it: quotas are counted per
-// step, not across the tree (docs/durable.md).
+// What a step cannot see is the tree around it: the tree's quotas are
+// counted by the executor (package durable: the root workflow keeps the
+// TreeCount and applies Quotas.Admit and Quotas.StopsChild to it).
 
 // ModelStep makes one model call of the run spec describes, on messages,
 // offering the run's tools (none with noTools: a subagent's summary call).
@@ -164,7 +165,12 @@ func (e *Engine) Describe(req RunRequest) (RunSpec, error) {
 	if err != nil {
 		return RunSpec{}, err
 	}
-	return specOf(ledger.NewID(), nil, "", r), nil
+	sp := specOf(ledger.NewID(), nil, "", r)
+	if e.Quotas != (Quotas{}) {
+		q := e.Quotas
+		sp.Quotas = &q
+	}
+	return sp, nil
 }
 
 // RecordTree records a tree that ran elsewhere (on Temporal) as if it had

@@ -111,6 +111,11 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 		env.DurationMS = env.Duration.Milliseconds()
 	}()
 
+	if spec.ParentID == "" && spec.Quotas != nil && spec.TreeStart.IsZero() {
+		spec.TreeStart = start // max_total_time runs from here
+	}
+	tree := newQuotas(ctx, spec)
+
 	maxTurns := spec.MaxTurns
 	if maxTurns <= 0 {
 		maxTurns = agent.DefaultMaxTurns
@@ -131,6 +136,15 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 		msg.Role = llm.RoleAssistant
 		msgs = append(msgs, msg)
 		env.Output = msg.Content
+		if refusal := tree.used(ctx, resp.Usage, len(msg.ToolCalls) > 0); refusal != "" {
+			// As the local loop does when the tree's tokens are spent:
+			// the calls are not run, and the run stops.
+			for _, c := range msg.ToolCalls {
+				msgs = append(msgs, llm.ToolResultMessage(c, "Tool call not run: "+refusal, true))
+			}
+			env.Status, env.Error = delegate.StatusBudget, refusal
+			break
+		}
 		if len(msg.ToolCalls) == 0 {
 			if checkLoop {
 				repair, err := checkOutput(ctx, spec, env, msg.Content, repaired)
@@ -155,12 +169,12 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 			env.Error = (&agent.MaxTurnsError{Limit: maxTurns}).Error()
 			break
 		}
-		results := runCalls(ctx, spec, msg.ToolCalls, env)
+		results := runCalls(ctx, spec, tree, msg.ToolCalls, env)
 		for i, c := range msg.ToolCalls {
 			msgs = append(msgs, llm.ToolResultMessage(c, results[i].Content, results[i].IsError))
 		}
 	}
-	if spec.Summary != "" {
+	if spec.Summary != "" && env.Status != delegate.StatusBudget {
 		msgs = append(msgs, llm.UserMessage(spec.Summary))
 		for repaired := false; ; {
 			var resp llm.Response
@@ -169,6 +183,7 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 			}
 			env.Usage = env.Usage.Add(resp.Usage)
 			env.Output = resp.Message.Content
+			tree.used(ctx, resp.Usage, false)
 			if len(spec.OutputSchema) == 0 {
 				break
 			}
@@ -211,15 +226,17 @@ func checkOutput(ctx workflow.Context, spec delegate.RunSpec, env *delegate.Enve
 
 // runCalls runs the tool calls of one response at once and returns their
 // results in call order. A delegation tool's first activity hands its
-// child over; the child runs as a child workflow (all children of the
-// response at once), and a second activity renders its envelope.
-func runCalls(ctx workflow.Context, spec delegate.RunSpec, calls []llm.ToolCall, env *delegate.Envelope) []tool.Result {
+// child over; the child, once the tree's quotas admit it, runs as a child
+// workflow (all children of the response at once), and a second activity
+// renders its envelope, or the refusal of a child the quotas did not admit.
+func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *quotas, calls []llm.ToolCall, env *delegate.Envelope) []tool.Result {
 	steps := make([]workflow.Future, len(calls))
 	for i, c := range calls {
 		steps[i] = workflow.ExecuteActivity(ctx, ToolActivity, ToolInput{Spec: spec, Call: c})
 	}
 	results := make([]tool.Result, len(calls))
 	children := make([]workflow.ChildWorkflowFuture, len(calls))
+	refused := make([]*delegate.Envelope, len(calls))
 	for i, f := range steps {
 		var out delegate.ToolOutcome
 		if err := f.Get(ctx, &out); err != nil {
@@ -234,22 +251,45 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, calls []llm.ToolCall,
 		if out.Child.Timeout > 0 {
 			opts.WorkflowExecutionTimeout = out.Child.Timeout
 		}
+		// Admitted in call order, as a local run reserves its spawns.
+		if refusal := tree.admit(ctx); refusal != "" {
+			refused[i] = &delegate.Envelope{Kind: out.Child.Kind, Label: out.Child.Label, Depth: out.Child.Depth,
+				ParentID: spec.RunID, Status: delegate.StatusBudget, Error: refusal, StartedAt: workflow.Now(ctx)}
+			continue
+		}
+		if tree != nil {
+			out.Child.Quotas, out.Child.TreeStart = spec.Quotas, spec.TreeStart
+			if limit := spec.Quotas.MaxTotalTime; limit > 0 {
+				// A child's deadline is bounded by what the tree's time
+				// quota leaves, as locally.
+				left := spec.TreeStart.Add(limit).Sub(workflow.Now(ctx))
+				if opts.WorkflowExecutionTimeout == 0 || left < opts.WorkflowExecutionTimeout {
+					opts.WorkflowExecutionTimeout = left
+				}
+			}
+		}
 		children[i] = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), WorkflowName, *out.Child)
 	}
 	for i, cf := range children {
-		if cf == nil {
+		var answer *delegate.Envelope
+		switch {
+		case refused[i] != nil:
+			answer = refused[i] // no child exists: the parent's tool call answers with the refusal
+		case cf == nil:
 			continue
-		}
-		var child delegate.Envelope
-		if err := cf.Get(ctx, &child); err != nil {
-			child = delegate.Envelope{RunID: calls[i].ID, Status: delegate.StatusError, Error: err.Error()}
-			if temporal.IsTimeoutError(err) {
-				child.Status = delegate.StatusTimeout
+		default:
+			var child delegate.Envelope
+			if err := cf.Get(ctx, &child); err != nil {
+				child = delegate.Envelope{RunID: calls[i].ID, Status: delegate.StatusError, Error: err.Error()}
+				if temporal.IsTimeoutError(err) {
+					child.Status = delegate.StatusTimeout
+				}
 			}
+			env.Children = append(env.Children, &child)
+			answer = &child
 		}
-		env.Children = append(env.Children, &child)
 		var out delegate.ToolOutcome
-		if err := workflow.ExecuteActivity(ctx, ToolActivity, ToolInput{Spec: spec, Call: calls[i], Answer: &child}).Get(ctx, &out); err != nil {
+		if err := workflow.ExecuteActivity(ctx, ToolActivity, ToolInput{Spec: spec, Call: calls[i], Answer: answer}).Get(ctx, &out); err != nil {
 			results[i] = tool.Result{Content: "Error: " + err.Error(), IsError: true}
 			continue
 		}

@@ -9,10 +9,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
@@ -284,4 +286,64 @@ func compact(raw json.RawMessage) string {
 		return "invalid: " + string(raw)
 	}
 	return b.String()
+}
+
+// The tree's quotas hold across its workflows as across a local tree:
+// max_executions admits the lead's first call's child and refuses the
+// second; max_total_tokens stops worker-a after its first call (12 tokens
+// of sub-agents' calls, over 10) while worker-b, whose only call is its
+// answer, finishes. The answers, statuses and usage equal a local run's.
+func TestTreeQuotasMatchALocalRun(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		quotas delegate.Quotas
+		check  func(t *testing.T, got *delegate.Envelope)
+	}{
+		{"max_executions", delegate.Quotas{MaxExecutions: 1}, func(t *testing.T, got *delegate.Envelope) {
+			if len(got.Children) != 1 || !strings.Contains(got.Output, "max_executions") {
+				t.Errorf("%d children, output %q: want worker-a alone, worker-b refused", len(got.Children), got.Output)
+			}
+		}},
+		{"max_total_tokens", delegate.Quotas{MaxTotalTokens: 10}, func(t *testing.T, got *delegate.Envelope) {
+			for _, c := range got.Children {
+				if want := map[string]delegate.Status{"worker-a": delegate.StatusBudget, "worker-b": delegate.StatusOK}[c.Label]; c.Status != want {
+					t.Errorf("%s: %s %q, want %s", c.Label, c.Status, c.Error, want)
+				}
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "data.txt", "DATA")
+			local, _, lead := newEngineWith(t, noRateLimit(treeScript))
+			local.Quotas = tc.quotas
+			want := local.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+			tc.check(t, want)
+
+			eng, _, lead := newEngineWith(t, noRateLimit(treeScript))
+			eng.Quotas = tc.quotas
+			spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := quietSuite().NewTestWorkflowEnvironment()
+			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: spec.RunID})
+			durable.Register(env, eng)
+			env.ExecuteWorkflow(durable.WorkflowName, spec)
+			var got delegate.Envelope
+			if err := env.GetWorkflowResult(&got); err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, &got)
+			// How many tokens were counted when worker-a was stopped
+			// depends on whether worker-b's call came first, here as
+			// locally.
+			used := regexp.MustCompile(`\d+ tokens have been used`)
+			if got.Status != want.Status || used.ReplaceAllString(got.Output, "N") != used.ReplaceAllString(want.Output, "N") ||
+				got.TreeUsage != want.TreeUsage || len(got.Children) != len(want.Children) {
+				t.Errorf("on Temporal: %s %q, %+v, %d children\nlocally:    %s %q, %+v, %d children",
+					got.Status, got.Output, got.TreeUsage, len(got.Children), want.Status, want.Output, want.TreeUsage, len(want.Children))
+			}
+		})
+	}
 }
