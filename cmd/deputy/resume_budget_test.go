@@ -14,12 +14,14 @@ import (
 )
 
 // The lead spends 100 tokens on its first call, which asks a worker (200
-// tokens, then finished); each later call of the lead spends 300 and is
-// slow, so that the kill lands while one is in flight.
+// tokens, then finished); each later call of the lead spends 300, and its
+// second stalls, so that the kill lands while it is in flight.
 const budgetFake = `rules:
   - {name: lead1, match: {system: "^LEAD", last_role: user}, reply: {tool_calls: [{name: call_agent, arguments: {agent: worker, task: "w"}}], usage: {input_tokens: 90, output_tokens: 10}}}
   - {name: worker, match: {system: "^WORKER"}, reply: {text: "w done", usage: {input_tokens: 190, output_tokens: 10}}}
-  - {name: loop, match: {system: "^LEAD", last_role: tool}, latency: 300ms, reply: {tool_calls: [{name: nothing, arguments: {}}], usage: {input_tokens: 290, output_tokens: 10}}}
+  - {name: loop1, match: {system: "^LEAD", last_role: tool}, times: 1, reply: {tool_calls: [{name: nothing, arguments: {}}], usage: {input_tokens: 290, output_tokens: 10}}}
+  - {name: stall, match: {system: "^LEAD", last_role: tool}, times: 1, latency: 60s, reply: {tool_calls: [{name: nothing, arguments: {}}], usage: {input_tokens: 290, output_tokens: 10}}}
+  - {name: loop, match: {system: "^LEAD", last_role: tool}, reply: {tool_calls: [{name: nothing, arguments: {}}], usage: {input_tokens: 290, output_tokens: 10}}}
 `
 
 // TestResumeKeepsBudget kills a run with --max-tokens 1500 while its
@@ -82,7 +84,7 @@ func TestResumeKeepsBudget(t *testing.T) {
 			if err := first.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// lead1, worker, loop #1 answered; loop #2 in flight.
+			// lead1, worker, loop1 answered; stall in flight.
 			waitRequests(t, srv, 4)
 			if err := first.Process.Kill(); err != nil {
 				t.Fatal(err)
