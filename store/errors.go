@@ -30,6 +30,7 @@ func (e *SchemaVersionError) Error() string {
 // Extended SQLite result codes the store turns into clearer messages
 // (https://sqlite.org/rescode.html).
 const (
+	codeBusy                 = 5    // SQLITE_BUSY, the primary code of every SQLITE_BUSY_*
 	codeConstraintForeignKey = 787  // SQLITE_CONSTRAINT_FOREIGNKEY
 	codeConstraintPrimaryKey = 1555 // SQLITE_CONSTRAINT_PRIMARYKEY
 	codeConstraintUnique     = 2067 // SQLITE_CONSTRAINT_UNIQUE

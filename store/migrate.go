@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 //go:embed migrations/*.sql
@@ -75,14 +76,33 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 //
 // A future migration that rebuilds a table must not rely on turning foreign_keys off:
 // that pragma is a no-op inside a transaction.
+//
+// SQLite answers SQLITE_BUSY at once, without waiting out busy_timeout, when
+// processes open a new file together and one of them is switching it to WAL;
+// such a step is tried again after a short pause, for at most migrateBusyFor.
 func migrate(ctx context.Context, db *sql.DB, ms []migration) error {
+	pause, waited := time.Millisecond, time.Duration(0)
 	for {
 		done, err := migrateStep(ctx, db, ms)
+		if err != nil && sqliteCode(err)&0xff == codeBusy && waited < migrateBusyFor {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(pause):
+			}
+			waited += pause
+			pause = min(2*pause, 100*time.Millisecond)
+			continue
+		}
 		if err != nil || done {
 			return err
 		}
 	}
 }
+
+// migrateBusyFor bounds how long migrate retries a step that found the file busy;
+// it matches the busy_timeout every connection has.
+const migrateBusyFor = 10 * time.Second
 
 // migrateStep applies the next pending migration and reports whether none was left.
 func migrateStep(ctx context.Context, db *sql.DB, ms []migration) (done bool, err error) {
