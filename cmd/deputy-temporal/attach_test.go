@@ -74,11 +74,15 @@ func TestDetachAndAttach(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		return cmd, &stdout, &stderr
 	}
+	var stdin string // piped to the next run
 	run := func(args ...string) (string, string, int) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		cmd, stdout, stderr := command(ctx, args...)
+		if stdin != "" {
+			cmd.Stdin, stdin = strings.NewReader(stdin), ""
+		}
 		err := cmd.Run()
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -91,7 +95,9 @@ func TestDetachAndAttach(t *testing.T) {
 	queue := "attach-" + time.Now().Format("150405.000000000")
 	on := []string{"--temporal", hostPort, "--task-queue", queue}
 
-	// No worker polls the queue yet: both runs wait on Temporal.
+	// No worker polls the queue yet: both runs wait on Temporal. The
+	// first is given context on stdin, as deputy run takes it.
+	stdin = "PIPED CONTEXT"
 	out, errOut, code := run(append(append([]string{"run"}, on...), "--detach", "lead", "the detached job")...)
 	detached := strings.TrimSpace(out)
 	if code != 0 || len(detached) != 26 {
@@ -147,6 +153,16 @@ func TestDetachAndAttach(t *testing.T) {
 	}
 	if got.RunID != detached || got.Status != delegate.StatusOK || strings.Count(got.Output, "done part") != 16 || len(got.Children) != 16 {
 		t.Errorf("attached run: %s %s, %d children, output %q", got.RunID, got.Status, len(got.Children), got.Output)
+	}
+	piped := 0
+	for _, r := range fake.Requests() {
+		if p := r.Parsed; p != nil && strings.HasPrefix(p.System, "LEAD") && len(p.Messages) > 0 &&
+			strings.Contains(p.Messages[0].Content, "the detached job") && strings.Contains(p.Messages[0].Content, "PIPED CONTEXT") {
+			piped++
+		}
+	}
+	if piped == 0 {
+		t.Errorf("the detached run's lead never saw the context piped to deputy run --temporal")
 	}
 	out, errOut, code = run("runs", "resume", abandoned[len(abandoned)-6:])
 	if code != 0 || strings.Count(out, "done part") != 16 {

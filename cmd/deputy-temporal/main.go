@@ -25,6 +25,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/durable"
+	"github.com/deputyhq/deputy/internal/stdin"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
@@ -278,11 +279,16 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 			return usage(fmt.Errorf("--model: %w", err))
 		}
 	}
-	if strings.TrimSpace(task) == "" {
+	// Piped stdin is context after the task, as deputy run reads it.
+	piped, err := stdin.ReadPiped(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes)
+	if err != nil {
+		return usage(err)
+	}
+	if strings.TrimSpace(task) == "" && strings.TrimSpace(piped) == "" {
 		task = a.DefaultTask
 	}
-	if strings.TrimSpace(task) == "" {
-		return usage(errors.New("no task: give it after the agent's name"))
+	if strings.TrimSpace(task) == "" && strings.TrimSpace(piped) == "" {
+		return usage(errors.New("no task: give it after the agent's name, or pipe it on stdin"))
 	}
 	// The ledger first: a run that cannot be recorded is not started.
 	l, err := w.OpenLedger(ctx)
@@ -291,7 +297,7 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	}
 	defer l.Close()
 	eng := w.Engine(l)
-	spec, err := eng.Describe(delegate.RunRequest{Agent: a, Task: task, Model: f.model, Workdir: workdir})
+	spec, err := eng.Describe(delegate.RunRequest{Agent: a, Task: task, Context: piped, Model: f.model, Workdir: workdir})
 	if err != nil {
 		return usage(err)
 	}

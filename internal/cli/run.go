@@ -18,6 +18,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/internal/stdin"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
@@ -100,9 +101,9 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if a, err = w.withSkill(a, f.skill); err != nil {
 		return err
 	}
-	stdinText, err := readPipedStdin(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes)
+	stdinText, err := stdin.ReadPiped(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes)
 	if err != nil {
-		return err
+		return configErr(err)
 	}
 	if f, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		// A person is at the terminal: ask_user can reach them.
@@ -255,48 +256,6 @@ func (w *cliWorkspace) withSkill(a *config.Agent, ref string) (*config.Agent, er
 	c := *a
 	c.Skill, c.SkillDoc = ref, sk
 	return &c, nil
-}
-
-// readPipedStdin reads stdin when it is a pipe or a file, not a terminal,
-// up to limit bytes (limits.stdin_max_bytes): more is refused with a
-// message, after reading no more than limit+1 bytes, so a huge input costs
-// neither memory nor a ledger row of its size.
-func readPipedStdin(in io.Reader, limit int) (string, error) {
-	if in == nil {
-		return "", nil
-	}
-	if f, ok := in.(*os.File); ok {
-		if isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) {
-			return "", nil
-		}
-		fi, err := f.Stat()
-		if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeCharDevice) == os.ModeCharDevice {
-			// /dev/null and other character devices carry nothing to read.
-			return "", nil
-		}
-	}
-	if limit <= 0 {
-		limit = config.DefaultStdinMaxBytes
-	}
-	b, err := io.ReadAll(io.LimitReader(in, int64(limit)+1))
-	if err != nil {
-		return "", fmt.Errorf("reading stdin: %w", err)
-	}
-	if len(b) > limit {
-		return "", configErrf("stdin holds more than %s, the limit (limits.stdin_max_bytes in config.yaml); pass a smaller input, or name the files in the agent's files instead", byteSize(limit))
-	}
-	return string(b), nil
-}
-
-// byteSize shows n bytes in the largest whole binary unit.
-func byteSize(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func taskWithContext(task, ctx string) string {
