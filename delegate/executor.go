@@ -106,6 +106,9 @@ type RunSpec struct {
 	// TreeStart is when the tree's root started: max_total_time runs
 	// from it.
 	TreeStart time.Time `json:"tree_start,omitzero"`
+	// Sequential runs the tool calls of one response one at a time (the
+	// agent's sub_agents.parallel = false).
+	Sequential bool `json:"sequential,omitempty"`
 }
 
 func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
@@ -121,6 +124,7 @@ func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
 	}
 	if r.agent != nil {
 		sp.Agent = r.agent.Name
+		sp.Sequential = !r.agent.SubAgentsConfig.Parallel
 	}
 	if r.base != nil {
 		sp.BaseTools = r.base.Names()

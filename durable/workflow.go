@@ -230,6 +230,14 @@ func checkOutput(ctx workflow.Context, spec delegate.RunSpec, env *delegate.Enve
 // workflow (all children of the response at once), and a second activity
 // renders its envelope, or the refusal of a child the quotas did not admit.
 func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *quotas, calls []llm.ToolCall, env *delegate.Envelope) []tool.Result {
+	if spec.Sequential && len(calls) > 1 {
+		// sub_agents.parallel = false: one call at a time, as locally.
+		results := make([]tool.Result, 0, len(calls))
+		for i := range calls {
+			results = append(results, runCalls(ctx, spec, tree, calls[i:i+1], env)...)
+		}
+		return results
+	}
 	steps := make([]workflow.Future, len(calls))
 	for i, c := range calls {
 		steps[i] = workflow.ExecuteActivity(ctx, ToolActivity, ToolInput{Spec: spec, Call: c})

@@ -293,18 +293,28 @@ func compact(raw json.RawMessage) string {
 // second; max_total_tokens stops worker-a after its first call (12 tokens
 // of sub-agents' calls, over 10) while worker-b, whose only call is its
 // answer, finishes. The answers, statuses and usage equal a local run's.
+// worker-a's first call takes 100ms, so that worker-b is admitted before
+// any token is counted, locally too (where children start at once).
 func TestTreeQuotasMatchALocalRun(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		quotas delegate.Quotas
-		check  func(t *testing.T, got *delegate.Envelope)
+		name       string
+		quotas     delegate.Quotas
+		sequential bool
+		check      func(t *testing.T, got *delegate.Envelope)
 	}{
-		{"max_executions", delegate.Quotas{MaxExecutions: 1}, func(t *testing.T, got *delegate.Envelope) {
+		{"max_executions", delegate.Quotas{MaxExecutions: 1}, false, func(t *testing.T, got *delegate.Envelope) {
 			if len(got.Children) != 1 || !strings.Contains(got.Output, "max_executions") {
 				t.Errorf("%d children, output %q: want worker-a alone, worker-b refused", len(got.Children), got.Output)
 			}
 		}},
-		{"max_total_tokens", delegate.Quotas{MaxTotalTokens: 10}, func(t *testing.T, got *delegate.Envelope) {
+		// With sub_agents.parallel = false worker-b starts after worker-a
+		// was stopped: the quota refuses it.
+		{"max_total_tokens, one call at a time", delegate.Quotas{MaxTotalTokens: 10}, true, func(t *testing.T, got *delegate.Envelope) {
+			if len(got.Children) != 1 || got.Children[0].Status != delegate.StatusBudget || !strings.Contains(got.Output, `sub-agent "worker-b" failed`) {
+				t.Errorf("%d children, output %q: want worker-a stopped, worker-b refused", len(got.Children), got.Output)
+			}
+		}},
+		{"max_total_tokens", delegate.Quotas{MaxTotalTokens: 10}, false, func(t *testing.T, got *delegate.Envelope) {
 			for _, c := range got.Children {
 				if want := map[string]delegate.Status{"worker-a": delegate.StatusBudget, "worker-b": delegate.StatusOK}[c.Label]; c.Status != want {
 					t.Errorf("%s: %s %q, want %s", c.Label, c.Status, c.Error, want)
@@ -315,13 +325,16 @@ func TestTreeQuotasMatchALocalRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, "data.txt", "DATA")
-			local, _, lead := newEngineWith(t, noRateLimit(treeScript))
+			script := strings.Replace(noRateLimit(treeScript), "  - name: a-read\n", "  - name: a-read\n    latency: 100ms\n", 1)
+			local, _, lead := newEngineWith(t, script)
 			local.Quotas = tc.quotas
+			lead.SubAgentsConfig.Parallel = !tc.sequential
 			want := local.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 			tc.check(t, want)
 
-			eng, _, lead := newEngineWith(t, noRateLimit(treeScript))
+			eng, _, lead := newEngineWith(t, script)
 			eng.Quotas = tc.quotas
+			lead.SubAgentsConfig.Parallel = !tc.sequential
 			spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 			if err != nil {
 				t.Fatal(err)

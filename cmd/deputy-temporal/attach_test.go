@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/delegate"
-	"github.com/deputyhq/deputy/llm/llmtest"
 	"github.com/deputyhq/deputy/store"
 )
 
@@ -26,35 +25,7 @@ import (
 // interrupted; 'deputy runs resume' attaches to each once a worker runs
 // them, and records the tree as a run that was waited for is recorded.
 func TestDetachAndAttach(t *testing.T) {
-	temporalCLI := os.Getenv("TEMPORAL_CLI")
-	if temporalCLI == "" {
-		temporalCLI, _ = exec.LookPath("temporal")
-	}
-	if temporalCLI == "" {
-		t.Skip("no temporal command (TEMPORAL_CLI or PATH): install github.com/temporalio/cli/cmd/temporal@v1.5.1")
-	}
-	hostPort := startDevServer(t, temporalCLI)
-
-	dir := t.TempDir()
-	for _, f := range []string{"lead.toml", "worker.toml"} {
-		copyFile(t, filepath.Join("testdata", f), filepath.Join(dir, ".deputy", "agents", f))
-	}
-	if err := os.WriteFile(filepath.Join(dir, "data.txt"), []byte("DATA"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join("testdata", "fake.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := llmtest.ParseScript(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake, err := llmtest.NewServer(script, llmtest.ServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fake.Close()
+	hostPort, dir, fake, env := setupTree(t, "")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -64,9 +35,6 @@ func TestDetachAndAttach(t *testing.T) {
 	linkOrCopy(t, self, deputy)
 	linkOrCopy(t, self, filepath.Join(bin, "deputy-temporal"))
 	db := filepath.Join(dir, "ledger.db")
-	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"),
-		"XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"), "XDG_DATA_HOME="+filepath.Join(dir, "home", "data"),
-		"DEPUTY_DB="+db, "OPENAI_BASE_URL="+fake.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
 	command := func(ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 		cmd := exec.CommandContext(ctx, deputy, args...)
 		cmd.Dir, cmd.Env = dir, env

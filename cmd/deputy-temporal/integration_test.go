@@ -59,38 +59,8 @@ func TestMain(m *testing.M) {
 }
 
 func TestTreeSurvivesAKilledWorker(t *testing.T) {
-	cli := os.Getenv("TEMPORAL_CLI")
-	if cli == "" {
-		cli, _ = exec.LookPath("temporal")
-	}
-	if cli == "" {
-		t.Skip("no temporal command (TEMPORAL_CLI or PATH): install github.com/temporalio/cli/cmd/temporal@v1.5.1")
-	}
-	hostPort := startDevServer(t, cli)
-
-	dir := t.TempDir()
-	for _, f := range []string{"lead.toml", "worker.toml"} {
-		copyFile(t, filepath.Join("testdata", f), filepath.Join(dir, ".deputy", "agents", f))
-	}
-	if err := os.WriteFile(filepath.Join(dir, "data.txt"), []byte("DATA"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join("testdata", "fake.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := llmtest.ParseScript(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake, err := llmtest.NewServer(script, llmtest.ServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fake.Close()
-	env := append(os.Environ(), "DEPUTY_TEMPORAL_MAIN=1", "HOME="+filepath.Join(dir, "home"),
-		"XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"), "XDG_DATA_HOME="+filepath.Join(dir, "home", "data"),
-		"DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "OPENAI_BASE_URL="+fake.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
+	hostPort, dir, fake, env := setupTree(t, "")
+	env = append(env, "DEPUTY_TEMPORAL_MAIN=1")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +202,53 @@ func finishedTasks(t *testing.T, cl client.Client) map[string]bool {
 		}
 	}
 	return out
+}
+
+// setupTree starts the dev server (or skips the test without the temporal
+// command), and makes a project directory with the lead and worker agents,
+// data.txt, config.yaml when given, and the fake LLM server on
+// testdata/fake.yaml. env is what deputy and deputy-temporal run with: a
+// private home, the ledger in the directory, the fake as OpenAI.
+func setupTree(t *testing.T, configYAML string) (hostPort, dir string, fake *llmtest.Server, env []string) {
+	t.Helper()
+	temporalCLI := os.Getenv("TEMPORAL_CLI")
+	if temporalCLI == "" {
+		temporalCLI, _ = exec.LookPath("temporal")
+	}
+	if temporalCLI == "" {
+		t.Skip("no temporal command (TEMPORAL_CLI or PATH): install github.com/temporalio/cli/cmd/temporal@v1.5.1")
+	}
+	hostPort = startDevServer(t, temporalCLI)
+	dir = t.TempDir()
+	for _, f := range []string{"lead.toml", "worker.toml"} {
+		copyFile(t, filepath.Join("testdata", f), filepath.Join(dir, ".deputy", "agents", f))
+	}
+	files := map[string]string{"data.txt": "DATA"}
+	if configYAML != "" {
+		files[".deputy/config.yaml"] = configYAML
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join("testdata", "fake.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := llmtest.ParseScript(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, err = llmtest.NewServer(script, llmtest.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fake.Close() })
+	env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"), "XDG_DATA_HOME="+filepath.Join(dir, "home", "data"),
+		"DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "OPENAI_BASE_URL="+fake.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
+	return hostPort, dir, fake, env
 }
 
 func startDevServer(t *testing.T, cli string) string {

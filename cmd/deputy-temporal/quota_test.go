@@ -8,13 +8,11 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/deputyhq/deputy/delegate"
-	"github.com/deputyhq/deputy/llm/llmtest"
 )
 
 // TestTreeQuotasAcrossWorkflows runs the 16-child tree on the dev server
@@ -26,46 +24,12 @@ import (
 // a count across the tree all sixteen would finish. The tree still
 // answers: every child is accounted for, ok or stopped by the quota.
 func TestTreeQuotasAcrossWorkflows(t *testing.T) {
-	temporalCLI := os.Getenv("TEMPORAL_CLI")
-	if temporalCLI == "" {
-		temporalCLI, _ = exec.LookPath("temporal")
-	}
-	if temporalCLI == "" {
-		t.Skip("no temporal command (TEMPORAL_CLI or PATH): install github.com/temporalio/cli/cmd/temporal@v1.5.1")
-	}
-	hostPort := startDevServer(t, temporalCLI)
-	dir := t.TempDir()
-	for _, f := range []string{"lead.toml", "worker.toml"} {
-		copyFile(t, filepath.Join("testdata", f), filepath.Join(dir, ".deputy", "agents", f))
-	}
-	for name, content := range map[string]string{
-		"data.txt":            "DATA",
-		".deputy/config.yaml": "agent:\n  subagent:\n    max_total_tokens: 100\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(filepath.Join("testdata", "fake.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := llmtest.ParseScript(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake, err := llmtest.NewServer(script, llmtest.ServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fake.Close()
+	hostPort, dir, _, env := setupTree(t, "agent:\n  subagent:\n    max_total_tokens: 100\n")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "DEPUTY_TEMPORAL_MAIN=1", "HOME="+filepath.Join(dir, "home"),
-		"XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"), "XDG_DATA_HOME="+filepath.Join(dir, "home", "data"),
-		"DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "OPENAI_BASE_URL="+fake.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
+	env = append(env, "DEPUTY_TEMPORAL_MAIN=1")
 	queue := "quota-" + time.Now().Format("150405.000000000")
 	worker := exec.Command(self, "worker", "--temporal", hostPort, "--task-queue", queue)
 	worker.Dir, worker.Env = dir, env
