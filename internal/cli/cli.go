@@ -49,7 +49,11 @@ func configErrf(format string, args ...any) error {
 // sandbox helper (deputy re-executes itself as one) and exits inside.
 func Main(args []string) int {
 	sandbox.Main(append([]string{"deputy"}, args...))
-	return run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
+	cmdTiming = newTiming(os.Getenv("DEPUTY_TIMING"))
+	cmdTiming.mark("start")
+	code := run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
+	cmdTiming.print(os.Stderr)
+	return code
 }
 
 // interruptible returns a context cancelled by Ctrl-C or SIGTERM, for

@@ -156,11 +156,16 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return err
 	}
 	defer flushTraces()
+	cmdTiming.mark("config")
 	ledger, err := w.OpenLedger(ctx)
 	if err != nil {
 		return err
 	}
-	defer ledger.Close()
+	cmdTiming.mark("ledger open")
+	defer func() {
+		ledger.Close()
+		cmdTiming.mark("ledger close")
+	}()
 	if f.session != "" {
 		exs, err := ledger.Window(ctx, f.session, 0)
 		if err != nil {
@@ -187,6 +192,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	engine = w.Engine(ledger, listeners...)
 	engine.StreamText = f.streamJSON
 	env := engine.Run(ctx, req)
+	cmdTiming.mark("run")
 	stopProgress()
 	if f.session != "" && env.OK() {
 		ex := store.Exchange{RunID: env.RunID, Query: taskWithContext(task, stdinText), Answer: env.Output}
