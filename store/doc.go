@@ -19,7 +19,10 @@
 // A write method returns only after its transaction has committed. With WAL and
 // synchronous=NORMAL a commit is in the operating system's hands when it returns, so
 // it survives the process being killed at any point; only a power loss or kernel crash
-// can drop the last few commits, and even then the file is never corrupt.
+// can drop the last few commits, and even then the file is never corrupt. Closing
+// a Store leaves the WAL for the next process rather than checkpointing it
+// (keepwal.go): SQLite checkpoints it when it reaches 1000 pages, inside the commit
+// that crosses that size, and the next Open rebuilds its index.
 //
 // # Schema
 //
