@@ -141,12 +141,17 @@ func await(ctx context.Context, cmd *cobra.Command, eng *delegate.Engine, cl cli
 	case ctx.Err() != nil:
 		return &exitError{code: 130, err: fmt.Errorf("stopped waiting; run %s goes on on Temporal: 'deputy runs resume %s' waits for it again", spec.RunID, spec.RunID)}
 	case endedWithout(err):
+		// The tree's runs are not known: only the root is recorded.
 		env = delegate.Envelope{RunID: spec.RunID, Kind: delegate.KindRoot, Label: spec.Label, Model: spec.Model,
 			StartedAt: started, Status: delegate.StatusError, Error: "on Temporal: " + err.Error()}
-		if temporal.IsTimeoutError(err) {
-			env.Status = delegate.StatusTimeout
-		} else if temporal.IsCanceledError(err) {
-			env.Status = delegate.StatusCancelled
+		switch {
+		case temporal.IsTimeoutError(err):
+			// --timeout: the root workflow's execution timeout.
+			env.Status, env.Error = delegate.StatusTimeout, "timed out (the run's --timeout); Temporal ended its workflows"
+		case temporal.IsCanceledError(err):
+			env.Status, env.Error = delegate.StatusCancelled, "cancelled on Temporal"
+		case temporal.IsTerminatedError(err):
+			env.Error = "terminated on Temporal"
 		}
 		env.DurationMS = time.Since(started).Milliseconds()
 	default:
@@ -163,7 +168,12 @@ func await(ctx context.Context, cmd *cobra.Command, eng *delegate.Engine, cl cli
 		fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
 	}
 	if !env.OK() {
-		return &exitError{code: 1, err: fmt.Errorf("agent %q failed: %s", env.Label, env.Error)}
+		// deputy run's exit codes: 3 a timeout, 130 cancelled, 1 a failure.
+		code := map[delegate.Status]int{delegate.StatusTimeout: 3, delegate.StatusCancelled: 130}[env.Status]
+		if code == 0 {
+			code = 1
+		}
+		return &exitError{code: code, err: fmt.Errorf("agent %q failed: %s", env.Label, env.Error)}
 	}
 	return nil
 }

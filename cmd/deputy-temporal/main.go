@@ -182,6 +182,7 @@ func workerEngine(g *globals, stderr io.Writer) (*delegate.Engine, error) {
 type runFlags struct {
 	model, skill, workdir string
 	detach, json          bool
+	timeout               time.Duration
 }
 
 // unsupported are deputy run's flags that a run on Temporal does not have
@@ -192,7 +193,6 @@ var unsupported = []struct {
 	bool        bool
 	why         string
 }{
-	{name: "timeout", why: "a tree on Temporal is bounded by its runs' turns and each child's timeout"},
 	{name: "max-tokens", why: "budgets are not counted across a tree on Temporal"},
 	{name: "max-usd", why: "budgets are not counted across a tree on Temporal"},
 	{name: "session", why: "sessions are local"},
@@ -231,6 +231,7 @@ process stopped waiting.`,
 	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's, else the current directory)")
 	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model (overrides the agent's)")
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none): the root workflow's execution timeout")
 	for _, u := range unsupported {
 		if u.bool {
 			fl.BoolP(u.name, u.short, false, "not supported on Temporal")
@@ -307,7 +308,13 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	}
 	defer cl.Close()
 	start := time.Now()
-	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: spec.RunID, TaskQueue: c.queue}, durable.WorkflowName, spec)
+	if f.timeout < 0 {
+		return usage(errors.New("--timeout must not be negative"))
+	}
+	// The whole tree's limit: when it passes, Temporal ends the root
+	// workflow and, with it, the children still running.
+	opts := client.StartWorkflowOptions{ID: spec.RunID, TaskQueue: c.queue, WorkflowExecutionTimeout: f.timeout}
+	run, err := cl.ExecuteWorkflow(ctx, opts, durable.WorkflowName, spec)
 	if err != nil {
 		return err
 	}
