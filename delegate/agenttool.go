@@ -98,7 +98,7 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 		ev := scopeEvent(EventQuotaExceeded, parent)
 		ev.ParentID, ev.Kind, ev.Depth = parent.RunID, KindTool, parent.Depth+1
 		ev.Label, ev.Error, ev.Quota = label, err.Error(), quotaName(err)
-		e.emit(ev)
+		e.emit(&ev)
 		return &Envelope{Kind: KindTool, Label: label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
 	}
 	start := time.Now()
@@ -116,8 +116,9 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 	defer cancel()
 	runCtx = WithScope(runCtx, s)
 	r := run{kind: KindTool, label: label, task: task, workdir: parent.Workdir, quiet: true}
-	e.record(ctx, s, r, start)
-	e.emit(spawnEvent(ctx, s, r, nil))
+	e.record(ctx, s, &r, start)
+	spawn := spawnEvent(ctx, s, &r, nil)
+	e.emit(&spawn)
 	onSpawnHook(ctx, s)
 
 	env := &Envelope{RunID: id, ParentID: parent.RunID, Kind: KindTool, Label: label, Depth: s.Depth, StartedAt: start}

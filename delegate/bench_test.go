@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +25,23 @@ import (
 type fixedProvider struct {
 	latency time.Duration
 	fanout  int
+	// childLatency, when set, is the children's latency instead (the
+	// root's calls then answer at once).
+	childLatency time.Duration
 }
 
 func (p fixedProvider) Name() string { return "fixed" }
 
 func (p fixedProvider) Generate(ctx context.Context, req *llm.Request, _ llm.StreamFunc) (*llm.Response, error) {
-	if p.latency > 0 {
-		t := time.NewTimer(p.latency)
+	latency := p.latency
+	if p.childLatency > 0 {
+		latency = 0
+		if !strings.HasPrefix(req.System, "ROOT") {
+			latency = p.childLatency
+		}
+	}
+	if latency > 0 {
+		t := time.NewTimer(latency)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -128,5 +139,79 @@ func BenchmarkFanOut64(b *testing.B) {
 			ideal := time.Duration(2+rounds) * latency
 			b.ReportMetric(float64(total)/float64(b.N)/float64(ideal), "x-ideal")
 		})
+	}
+}
+
+// BenchmarkFanOut10k runs one root that delegates to 10,000 children in
+// one response, each child's model call taking 1s, in one process with no
+// concurrency configured, with and without the SQLite ledger. x-ideal is
+// the wall time over the 1s latency chain (the root's calls answer at
+// once); heap-KB/child and stack-KB/child are the peaks of the heap in
+// use and of the goroutine stacks during the run, above what they were
+// before it, per child. Run it with -benchtime 1x: one run takes seconds.
+func BenchmarkFanOut10k(b *testing.B) {
+	const n, latency = 10000, time.Second
+	for _, withLedger := range []bool{false, true} {
+		b.Run(fmt.Sprintf("ledger=%v", withLedger), func(b *testing.B) {
+			var st *store.Store
+			if withLedger {
+				var err error
+				st, err = store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer st.Close()
+			}
+			e, root := benchEngine(b, fixedProvider{fanout: n, childLatency: latency}, st, 0)
+			wd := b.TempDir()
+			var total time.Duration
+			var heap, stack uint64
+			for b.Loop() {
+				runtime.GC()
+				peak := sampleMemory()
+				start := time.Now()
+				env := e.Run(context.Background(), delegate.RunRequest{Agent: root, Task: "go", Workdir: wd})
+				total += time.Since(start)
+				h, s := peak()
+				heap, stack = max(heap, h), max(stack, s)
+				if !env.OK() || len(env.Children) != n {
+					b.Fatalf("run: %s %s", env.Status, env.Error)
+				}
+			}
+			b.ReportMetric(float64(total)/float64(b.N)/float64(latency), "x-ideal")
+			b.ReportMetric(float64(heap)/n/1024, "heap-KB/child")
+			b.ReportMetric(float64(stack)/n/1024, "stack-KB/child")
+		})
+	}
+}
+
+// sampleMemory samples the heap in use and the goroutine stacks every 20ms
+// until the returned function is called, which returns their peaks above
+// the values at the start.
+func sampleMemory() func() (heap, stack uint64) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	baseHeap, baseStack := m.HeapInuse, m.StackInuse
+	var peakHeap, peakStack uint64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peakHeap, peakStack = max(peakHeap, m.HeapInuse), max(peakStack, m.StackInuse)
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() (uint64, uint64) {
+		close(stop)
+		<-done
+		return peakHeap - min(peakHeap, baseHeap), peakStack - min(peakStack, baseStack)
 	}
 }

@@ -99,7 +99,7 @@ func (e *Engine) agentChild(ctx context.Context, parent *Scope, child *config.Ag
 	if child.Workdir != "" {
 		workdir = child.ResolveWorkdir(parent.Workdir)
 	}
-	r, err := e.agentRun(child, KindCallAgent, model, workdir, task, taskContext, nil)
+	r, err := e.newAgentRun(child, KindCallAgent, model, workdir, task, taskContext)
 	if err != nil {
 		return &Envelope{Kind: KindCallAgent, Label: child.Name, Status: StatusError, Error: err.Error(), Err: err}
 	}
@@ -108,6 +108,19 @@ func (e *Engine) agentChild(ctx context.Context, parent *Scope, child *config.Ag
 		r.timeout = config.DefaultSubAgentTimeout
 	}
 	return e.spawn(ctx, r)
+}
+
+// newAgentRun is agentRun with the run on the heap: agentChild stays on
+// the stack of the child's goroutine while the child runs, and a run (and
+// agentRun's copy of it) would make every such stack deeper.
+//
+//go:noinline
+func (e *Engine) newAgentRun(a *config.Agent, kind Kind, model, workdir, task, taskContext string) (*run, error) {
+	r, err := e.agentRun(a, kind, model, workdir, task, taskContext, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 func contains(list []string, s string) bool {

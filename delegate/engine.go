@@ -191,13 +191,13 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 		tree.notes = newScratchpad()
 	}
 	tree.hooks = req.Hooks
-	return e.execute(ctx, nil, tree, id, r)
+	return e.execute(ctx, nil, tree, id, &r)
 }
 
 // spawn runs a child of the scope in ctx. It reserves the child against
 // the tree's quotas first; a refusal is an envelope with StatusBudget and
 // the child never exists.
-func (e *Engine) spawn(ctx context.Context, r run) *Envelope {
+func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 	parent := ScopeFrom(ctx)
 	if parent == nil {
 		err := errors.New("delegation outside a run: no caller scope")
@@ -207,15 +207,24 @@ func (e *Engine) spawn(ctx context.Context, r run) *Envelope {
 		return env
 	}
 	if err := parent.reserve(ctx); err != nil {
-		env := &Envelope{Kind: r.kind, Label: r.label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
-		ev := scopeEvent(EventQuotaExceeded, parent)
-		ev.ParentID, ev.Kind, ev.Depth = parent.RunID, r.kind, parent.Depth+1
-		ev.Label, ev.Error, ev.Quota = r.label, err.Error(), quotaName(err)
-		e.emit(ev)
-		return env
+		return e.refuseSpawn(parent, r, err)
 	}
 	id := ledger.NewID()
-	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})
+	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: *r, callID: toolCallID(ctx)})
+}
+
+// refuseSpawn is the envelope and event of a child the tree's quotas
+// refused. (Not inlined into spawn, whose frame every child's goroutine
+// keeps while the child runs.)
+//
+//go:noinline
+func (e *Engine) refuseSpawn(parent *Scope, r *run, err error) *Envelope {
+	env := &Envelope{Kind: r.kind, Label: r.label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
+	ev := scopeEvent(EventQuotaExceeded, parent)
+	ev.ParentID, ev.Kind, ev.Depth = parent.RunID, r.kind, parent.Depth+1
+	ev.Label, ev.Error, ev.Quota = r.label, err.Error(), quotaName(err)
+	e.emit(&ev)
+	return env
 }
 
 func quotaName(err error) string {
@@ -229,7 +238,7 @@ func quotaName(err error) string {
 // execute runs one scope: resolve its model, build its tools and guard,
 // record it, run the turn loop (and a subagent's summary call), and build
 // its envelope.
-func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id string, r run) *Envelope {
+func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id string, r *run) *Envelope {
 	start := time.Now()
 	s := &Scope{RunID: id, RootID: tree.RootID, Kind: r.kind, Label: r.label, Workdir: r.workdir, Started: start,
 		Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree}
@@ -244,12 +253,10 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	} else {
 		narrowMaxDepth(s, 0)
 	}
-	r = e.applyBudget(s, parent, r)
+	e.budgetRun(s, parent, r)
 	env := &Envelope{RunID: id, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Model: r.model, Depth: s.Depth, StartedAt: start}
 	if parent == nil {
-		ev := scopeEvent(EventRunStart, s)
-		ev.Task = r.task
-		e.emit(ev)
+		e.emitRunStart(s, r.task)
 	}
 
 	provider, ref, err := e.Models.ForModel(r.model)
@@ -274,7 +281,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 				if got {
 					ev.Type, ev.Duration = EventDequeued, waited
 				}
-				e.emit(ev)
+				e.emit(&ev)
 			}
 		}
 		provider = bounded
@@ -313,15 +320,16 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	policy := e.policyFor(s, tools)
 	tools = withResultHooks(tools, s)
 	e.record(ctx, s, r, start)
-	var prior resumed
-	if r.resumed != nil {
-		prior = *r.resumed
+	prior := r.resumed
+	if prior == nil {
+		prior = &resumed{} // a fresh run: nothing before it
+	} else {
 		for _, c := range prior.children {
 			s.addChild(c)
 		}
 	}
 	if parent != nil {
-		e.emitQueued(s, spawnEvent(ctx, s, r, tools.Names()))
+		e.emitSpawn(ctx, s, r, tools)
 		onSpawnHook(ctx, s)
 	}
 
@@ -416,6 +424,31 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	return env
 }
 
+// budgetRun applies the budget to r in place (in a frame of its own, like
+// emitSpawn below).
+//
+//go:noinline
+func (e *Engine) budgetRun(s, parent *Scope, r *run) {
+	*r = e.applyBudget(s, parent, *r)
+}
+
+// emitRunStart and emitSpawn announce a root and a child. They are
+// functions of their own so that the events they build are not kept on
+// the stack of every run while it runs.
+//
+//go:noinline
+func (e *Engine) emitRunStart(s *Scope, task string) {
+	ev := scopeEvent(EventRunStart, s)
+	ev.Task = task
+	e.emit(&ev)
+}
+
+//go:noinline
+func (e *Engine) emitSpawn(ctx context.Context, s *Scope, r *run, tools *tool.Registry) {
+	ev := spawnEvent(ctx, s, r, tools.Names())
+	e.emitQueued(s, &ev)
+}
+
 // summarize makes the subagent's closing call: the conversation so far,
 // the summary prompt, no tools. Its answer is the output (held to the
 // output schema when the call gave one, with its repair turn).
@@ -443,7 +476,7 @@ func (e *Engine) summarize(ctx context.Context, spec agent.Spec, history []llm.M
 	return res.Output, res.Usage, err
 }
 
-func (e *Engine) toolConcurrency(r run) int {
+func (e *Engine) toolConcurrency(r *run) int {
 	if r.agent != nil && !r.agent.SubAgentsConfig.Parallel {
 		return 1
 	}
@@ -470,66 +503,81 @@ func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx con
 	e.recordFinish(ctx, env, s)
 	// The closing events are queued with the run's last writes, and the
 	// listeners hear of them once all of it is on disk.
-	var evs []Event
-	if s.ParentID == "" {
-		ev := scopeEvent(EventRunEnd, s)
-		ev.Envelope = env
-		evs = append(evs, ev)
-	} else {
-		ev := scopeEvent(EventComplete, s)
-		ev.Envelope = env
-		ev.Turns, ev.Usage, ev.Tokens, ev.Duration, ev.Status = env.Turns, env.Usage, env.TreeUsage.Total(), env.Duration, env.Status
-		ev.Complete = env.Status == StatusOK
-		if env.MaxTurnsReached {
-			mt := scopeEvent(EventMaxTurnsExceeded, s)
-			var m *agent.MaxTurnsError
-			if errors.As(err, &m) {
-				mt.MaxTurns = m.Limit
-			}
-			evs = append(evs, mt)
-		}
-		switch env.Status {
-		case StatusOK:
-		case StatusMaxTurns:
-			// A max-turns child still answers (a subagent through its
-			// summary); it completes, incompletely.
-		case StatusBudget:
-			q := scopeEvent(EventQuotaExceeded, s)
-			q.Error, q.Quota = env.Error, quotaName(err)
-			evs = append(evs, q)
-			fallthrough
-		default:
-			ev.Type, ev.Error = EventError, env.Error
-		}
-		evs = append(evs, ev)
-	}
+	evs := closingEvents(env, s, err)
 	for i := range evs {
 		evs[i].Time = time.Now()
-		e.storeEvent(s.queued(), evs[i])
+		e.storeEvent(s.queued(), &evs[i])
 	}
 	e.settle(s)
-	for _, ev := range evs {
-		e.tell(ev)
+	for i := range evs {
+		e.tell(&evs[i])
 	}
+}
+
+// closingEvents are the events that end run s: run_end for a root; for a
+// child complete or error, after max_turns_exceeded and quota_exceeded
+// when they apply. (A function of its own, and the events on the heap:
+// finish runs at the bottom of every child's goroutine stack, which they
+// would otherwise make deeper.)
+func closingEvents(env *Envelope, s *Scope, err error) []Event {
+	if s.ParentID == "" {
+		evs := []Event{scopeEvent(EventRunEnd, s)}
+		evs[0].Envelope = env
+		return evs
+	}
+	evs := make([]Event, 0, 3)
+	if env.MaxTurnsReached {
+		mt := addEvent(&evs, EventMaxTurnsExceeded, s)
+		var m *agent.MaxTurnsError
+		if errors.As(err, &m) {
+			mt.MaxTurns = m.Limit
+		}
+	}
+	if env.Status == StatusBudget {
+		q := addEvent(&evs, EventQuotaExceeded, s)
+		q.Error, q.Quota = env.Error, quotaName(err)
+	}
+	ev := addEvent(&evs, EventComplete, s)
+	ev.Envelope = env
+	ev.Turns, ev.Usage, ev.Tokens, ev.Duration, ev.Status = env.Turns, env.Usage, env.TreeUsage.Total(), env.Duration, env.Status
+	ev.Complete = env.Status == StatusOK
+	switch env.Status {
+	case StatusOK:
+	case StatusMaxTurns:
+		// A max-turns child still answers (a subagent through its
+		// summary); it completes, incompletely.
+	default:
+		ev.Type, ev.Error = EventError, env.Error
+	}
+	return evs
+}
+
+// addEvent appends an event of s to evs and returns it to be filled in.
+//
+//go:noinline
+func addEvent(evs *[]Event, t EventType, s *Scope) *Event {
+	*evs = append(*evs, scopeEvent(t, s))
+	return &(*evs)[len(*evs)-1]
 }
 
 // finishEarly ends a run that could not start (its model did not resolve).
 // Listeners still see it begin and end.
-func (e *Engine) finishEarly(ctx context.Context, env *Envelope, s *Scope, r run, err error) {
+func (e *Engine) finishEarly(ctx context.Context, env *Envelope, s *Scope, r *run, err error) {
 	env.Status, env.Error, env.Err = StatusError, err.Error(), err
 	env.DurationMS = time.Since(env.StartedAt).Milliseconds()
 	end := scopeEvent(EventRunEnd, s)
 	if s.ParentID != "" {
-		e.emit(spawnEvent(ctx, s, r, nil))
+		spawn := spawnEvent(ctx, s, r, nil)
+		e.emit(&spawn)
 		end.Type = EventError
 	}
 	end.Error, end.Status, end.Envelope = env.Error, env.Status, env
-	e.emit(end)
+	e.emit(&end)
 }
 
 // spawnEvent announces a child; ctx is the caller's, which knows the tool
 // call that asked for it.
-func spawnEvent(ctx context.Context, s *Scope, r run, tools []string) Event {
+func spawnEvent(ctx context.Context, s *Scope, r *run, tools []string) Event {
 	ev := scopeEvent(EventSpawn, s)
 	ev.MaxTurns, ev.AllowedTools, ev.Task = r.maxTurns, tools, r.task
 	ev.ToolCallID = toolCallID(ctx)

@@ -105,7 +105,10 @@ type Event struct {
 // goroutines, concurrently, and must be quick and safe for concurrent use.
 type Listener func(Event)
 
-func (e *Engine) emit(ev Event) {
+// emit records ev and tells the listeners. Events go by pointer inside the
+// engine: they are big, and every run's goroutine stack carries the calls
+// that emit them.
+func (e *Engine) emit(ev *Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
@@ -114,8 +117,8 @@ func (e *Engine) emit(ev Event) {
 }
 
 // emitQueued is emit for an event of s whose ledger write joins s's
-// queued writes (see runWrites) instead of holding the run up.
-func (e *Engine) emitQueued(s *Scope, ev Event) {
+// queued writes (ledger.Queue) instead of holding the run up.
+func (e *Engine) emitQueued(s *Scope, ev *Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
@@ -124,9 +127,9 @@ func (e *Engine) emitQueued(s *Scope, ev Event) {
 }
 
 // tell gives ev to the listeners.
-func (e *Engine) tell(ev Event) {
+func (e *Engine) tell(ev *Event) {
 	for _, l := range e.Listeners {
-		l(ev)
+		l(*ev)
 	}
 }
 
@@ -148,7 +151,7 @@ func (e *Engine) observeCalls(ctx context.Context, s *Scope) context.Context {
 				ev.Type, ev.Duration = EventDequeued, ce.Wait
 			}
 			ev.Limit, ev.InFlight = ce.Limit, ce.InFlight
-			e.emit(ev)
+			e.emit(&ev)
 		}
 	}
 	return llm.WithCallObserver(ctx, flow, observe)

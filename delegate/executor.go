@@ -39,7 +39,7 @@ type Child struct {
 
 // Run executes the child in this process.
 func (c *Child) Run(ctx context.Context) *Envelope {
-	return c.e.execute(ctx, c.parent, c.parent.tree, c.ID, c.r)
+	return c.e.execute(ctx, c.parent, c.parent.tree, c.ID, &c.r)
 }
 
 // Spec describes the child in data, for an executor that runs it in

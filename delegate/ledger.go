@@ -61,7 +61,7 @@ func (e *Engine) settle(s *Scope) {
 	}
 }
 
-func (e *Engine) record(ctx context.Context, s *Scope, r run, start time.Time) {
+func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) {
 	if e.Ledger == nil {
 		return
 	}
@@ -137,7 +137,7 @@ func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Mes
 // loopListener turns a run's loop events into engine progress events and
 // ledger rows.
 // model is the "provider/model" the calls go to, for their prices.
-func (e *Engine) loopListener(ctx context.Context, s *Scope, r run, model string) func(agent.Event) {
+func (e *Engine) loopListener(ctx context.Context, s *Scope, r *run, model string) func(agent.Event) {
 	seq := len(r.messages) - r.historyLen
 	var lastUsage llm.Usage
 	ledgerCtx := context.WithoutCancel(ctx)
@@ -175,43 +175,75 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r run, model string
 			}
 		}
 		if len(e.Listeners) > 0 {
-			pe := scopeEvent(EventProgress, s)
-			pe.Agent = &ev
-			if ev.Kind == agent.EventModelEnd && ev.Err == nil {
-				if usd, ok := e.Prices.Cost(model, ev.Usage); ok {
-					pe.CostUSD = &usd
-				}
-			}
-			e.emit(pe)
+			e.emitProgress(s, ev, model)
 		}
 	}
 }
 
+// emitProgress tells the listeners of one loop event of s. (A function of
+// its own, not inlined: the loop's listener runs on every run's stack.)
+//
+//go:noinline
+func (e *Engine) emitProgress(s *Scope, ev agent.Event, model string) {
+	pe := &Event{Type: EventProgress, RunID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Kind: s.Kind, Depth: s.Depth,
+		Label: s.Label, Model: s.Model, Agent: &ev} // scopeEvent, built on the heap
+	if ev.Kind == agent.EventModelEnd && ev.Err == nil {
+		if usd, ok := e.Prices.Cost(model, ev.Usage); ok {
+			pe.CostUSD = &usd
+		}
+	}
+	e.emit(pe)
+}
+
 // storeEvent writes an engine event to the ledger (queued when ctx says
 // so).
-func (e *Engine) storeEvent(ctx context.Context, ev Event) {
+func (e *Engine) storeEvent(ctx context.Context, ev *Event) {
 	if e.Ledger == nil || ev.Type.Transient() || ev.RunID == "" {
 		return
 	}
-	fields := map[string]any{"kind": ev.Kind, "depth": ev.Depth, "label": ev.Label}
-	add := func(k string, v any, ok bool) {
-		if ok {
-			fields[k] = v
-		}
+	// In the keys' sorted order (see eventFields).
+	var f eventFields
+	if ev.Type == EventSpawn {
+		f.strs("allowed_tools", ev.AllowedTools)
 	}
-	add("max_turns", ev.MaxTurns, ev.MaxTurns > 0)
-	add("allowed_tools", ev.AllowedTools, ev.Type == EventSpawn)
-	add("turns", ev.Turns, ev.Type == EventComplete || ev.Type == EventError)
-	add("tokens", ev.Tokens, ev.Type == EventComplete || ev.Type == EventError)
-	add("duration_ms", ev.Duration.Milliseconds(), ev.Duration > 0)
-	add("status", ev.Status, ev.Status != "")
-	add("error", ev.Error, ev.Error != "")
-	add("tool", ev.Tool, ev.Tool != "")
-	add("max_depth", ev.MaxDepth, ev.MaxDepth > 0)
-	add("original_size", ev.OriginalSize, ev.Type == EventTruncation)
-	add("truncated_size", ev.TruncatedSize, ev.Type == EventTruncation)
-	add("quota", ev.Quota, ev.Quota != "")
-	raw, _ := json.Marshal(fields)
+	f.int("depth", int64(ev.Depth))
+	if ev.Duration > 0 {
+		f.int("duration_ms", ev.Duration.Milliseconds())
+	}
+	if ev.Error != "" {
+		f.str("error", ev.Error)
+	}
+	f.str("kind", string(ev.Kind))
+	f.str("label", ev.Label)
+	if ev.MaxDepth > 0 {
+		f.int("max_depth", int64(ev.MaxDepth))
+	}
+	if ev.MaxTurns > 0 {
+		f.int("max_turns", int64(ev.MaxTurns))
+	}
+	if ev.Type == EventTruncation {
+		f.int("original_size", int64(ev.OriginalSize))
+	}
+	if ev.Quota != "" {
+		f.str("quota", ev.Quota)
+	}
+	if ev.Status != "" {
+		f.str("status", string(ev.Status))
+	}
+	ended := ev.Type == EventComplete || ev.Type == EventError
+	if ended {
+		f.int("tokens", ev.Tokens)
+	}
+	if ev.Tool != "" {
+		f.str("tool", ev.Tool)
+	}
+	if ev.Type == EventTruncation {
+		f.int("truncated_size", int64(ev.TruncatedSize))
+	}
+	if ended {
+		f.int("turns", int64(ev.Turns))
+	}
+	raw := f.bytes()
 	err := e.Ledger.AppendEvent(ctx, &ledger.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
 	if err != nil && e.Logger != nil {
 		e.Logger.Warn("ledger: recording event", "type", ev.Type, "err", err)

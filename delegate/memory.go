@@ -105,7 +105,7 @@ func orNone(s string) string {
 }
 
 // remember appends a finished run to its agent's memory.
-func (e *Engine) remember(ctx context.Context, s *Scope, r run, env *Envelope) {
+func (e *Engine) remember(ctx context.Context, s *Scope, r *run, env *Envelope) {
 	if r.agent == nil || !r.agent.Memory.Enabled || !env.OK() {
 		return
 	}

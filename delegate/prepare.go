@@ -34,7 +34,7 @@ func (e *Engine) Prepare(req RunRequest) (*Prepared, error) {
 		s.tree = &Tree{notes: newScratchpad()} // so that its tools are listed
 	}
 	narrowMaxDepth(s, 0)
-	tools := e.toolsFor(s, r)
+	tools := e.toolsFor(s, &r)
 	p := &Prepared{Agent: r.label, Model: r.model, Workdir: r.workdir, System: r.system, Messages: r.messages, Tools: tools.Specs()}
 	if r.output != nil {
 		p.Output = &llm.OutputSchema{Name: r.output.Name(), Schema: r.output.Schema()}

@@ -35,7 +35,7 @@ func (e *Engine) ModelStep(ctx context.Context, spec RunSpec, messages []llm.Mes
 	}
 	req := &llm.Request{Model: ref.Model, System: spec.System, Messages: messages, Params: spec.Params}
 	if !noTools {
-		req.Tools = e.toolsFor(s, r).Specs()
+		req.Tools = e.toolsFor(s, &r).Specs()
 	}
 	if r.output != nil && (r.summary == "" || noTools) {
 		// Asked natively; the answer's validation and repair turn are the
@@ -98,7 +98,7 @@ func (e *Engine) ToolStep(ctx context.Context, spec RunSpec, call llm.ToolCall, 
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	tools := e.toolsFor(s, r)
+	tools := e.toolsFor(s, &r)
 	x := &handOver{answer: answer}
 	ctx = WithExecutor(WithScope(ctx, s), x)
 	res := agent.RunToolCall(ctx, agent.Spec{Name: spec.Label, Tools: tools, Guard: e.guard(s, e.policyFor(s, tools))}, call)
@@ -181,10 +181,10 @@ func (e *Engine) Describe(req RunRequest) (RunSpec, error) {
 func (e *Engine) RecordTree(ctx context.Context, spec RunSpec, env *Envelope) {
 	withDurations(env)
 	s := remoteRoot(spec, env.Label, env.Model, env.StartedAt)
-	e.record(ctx, s, run{task: spec.Task, sessionID: spec.SessionID, workdir: spec.Workdir, quiet: true}, env.StartedAt)
+	e.record(ctx, s, &run{task: spec.Task, sessionID: spec.SessionID, workdir: spec.Workdir, quiet: true}, env.StartedAt)
 	start := scopeEvent(EventRunStart, s)
 	start.Task, start.Time = spec.Task, env.StartedAt
-	e.emit(start)
+	e.emit(&start)
 	e.RecordEnded(ctx, spec, env)
 }
 
@@ -206,7 +206,7 @@ func (e *Engine) RecordSubmitted(ctx context.Context, spec RunSpec, executor str
 	}
 	ev := scopeEvent(EventRunStart, s)
 	ev.Task, ev.Time = spec.Task, start
-	e.emit(ev)
+	e.emit(&ev)
 	return nil
 }
 
@@ -220,7 +220,7 @@ func (e *Engine) RecordEnded(ctx context.Context, spec RunSpec, env *Envelope) {
 	e.recordFinish(ctx, env, s)
 	end := scopeEvent(EventRunEnd, s)
 	end.Envelope = env
-	e.emit(end)
+	e.emit(&end)
 }
 
 func remoteRoot(spec RunSpec, label, model string, start time.Time) *Scope {
@@ -232,10 +232,10 @@ func (e *Engine) recordChildren(ctx context.Context, parent *Scope, env *Envelop
 	for _, c := range env.Children {
 		s := &Scope{RunID: c.RunID, ParentID: parent.RunID, RootID: parent.RootID, Depth: c.Depth, Kind: c.Kind,
 			Label: c.Label, Model: c.Model, Started: c.StartedAt, Workdir: parent.Workdir}
-		e.record(ctx, s, run{workdir: parent.Workdir, quiet: true}, c.StartedAt)
+		e.record(ctx, s, &run{workdir: parent.Workdir, quiet: true}, c.StartedAt)
 		spawn := scopeEvent(EventSpawn, s)
 		spawn.Time = c.StartedAt
-		e.emit(spawn)
+		e.emit(&spawn)
 		e.recordChildren(ctx, s, c)
 		e.recordFinish(ctx, c, s)
 		done := scopeEvent(EventComplete, s)
@@ -245,7 +245,7 @@ func (e *Engine) recordChildren(ctx context.Context, parent *Scope, env *Envelop
 		if c.Status != StatusOK && c.Status != StatusMaxTurns {
 			done.Type, done.Error = EventError, c.Error
 		}
-		e.emit(done)
+		e.emit(&done)
 	}
 }
 

@@ -123,7 +123,7 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 	sp := plan.spent()
 	sp.elapsed = r.resumed.elapsed
 	tree.restore(sp)
-	return e.execute(ctx, nil, tree, root.ID, r)
+	return e.execute(ctx, nil, tree, root.ID, &r)
 }
 
 // resumePlan is what the ledger knows of a tree being resumed.
@@ -345,7 +345,7 @@ func (t *Tree) priorChild(ctx context.Context, parentID string) (ledger.Run, boo
 // respawn gives the parent's call the child it spawned before: its
 // recorded result when it finished, else its continuation. It reports
 // false when that child cannot be found again (nothing to reuse).
-func (e *Engine) respawn(ctx context.Context, parent *Scope, r run) (*Envelope, bool) {
+func (e *Engine) respawn(ctx context.Context, parent *Scope, r *run) (*Envelope, bool) {
 	row, ok := parent.tree.priorChild(ctx, parent.RunID)
 	if !ok {
 		return nil, false
@@ -355,11 +355,11 @@ func (e *Engine) respawn(ctx context.Context, parent *Scope, r run) (*Envelope, 
 		parent.addChild(env)
 		return env, true
 	}
-	if err := e.resumeFrom(ctx, parent.tree.resume, &r, row); err != nil {
+	if err := e.resumeFrom(ctx, parent.tree.resume, r, row); err != nil {
 		e.warn("resume: reading the ledger; the child starts over", &Scope{RunID: row.ID, Label: row.Agent}, err)
 		r.resumed = &resumed{ledger: parent.tree.resume.ledger, row: row, recordStart: true}
 	}
-	c := &Child{ID: row.ID, e: e, parent: parent, r: r, callID: row.ToolCallID}
+	c := &Child{ID: row.ID, e: e, parent: parent, r: *r, callID: row.ToolCallID}
 	return e.executor(ctx).Execute(ctx, c), true
 }
 

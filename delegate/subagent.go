@@ -181,7 +181,7 @@ func (e *Engine) subagent(ctx context.Context, caller *Scope, in SubagentInput) 
 		messages: []llm.Message{llm.UserMessage(in.TaskPrompt)}, task: in.TaskPrompt, base: base,
 		model: model, maxTurns: maxTurns, workdir: caller.Workdir, subagentOn: true, summary: summary,
 		quiet: !e.Subagent.Persist}
-	return e.spawn(ctx, r), nil
+	return e.spawn(ctx, &r), nil
 }
 
 // renderSubagent turns an envelope into the reference's result.
@@ -206,7 +206,7 @@ func (e *Engine) renderSubagent(caller *Scope, label string, env *Envelope) tool
 		cut := llm.CutUTF8(out, limit)
 		ev := Event{Type: EventTruncation, RunID: env.RunID, ParentID: env.ParentID, RootID: caller.RootID,
 			Kind: env.Kind, Depth: env.Depth, Label: label, OriginalSize: len(out), TruncatedSize: len(cut)}
-		e.emit(ev)
+		e.emit(&ev)
 		out = cut + "\n[Output truncated]"
 	}
 	return subagentResult(true, out, "", e.subagentMetadata(label, env))

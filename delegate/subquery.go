@@ -164,7 +164,7 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 	if persistent {
 		r.sessionID = opts.SessionID
 	}
-	env := e.spawn(ctx, r)
+	env := e.spawn(ctx, &r)
 	if env.OK() && persistent && !env.fromLedger {
 		if err := e.appendExchange(ctx, opts.SessionID, ledger.Exchange{RunID: env.RunID, Query: query, Answer: env.Output}); err != nil && e.Logger != nil {
 			e.Logger.Warn("session: recording exchange", "session", opts.SessionID, "err", err)

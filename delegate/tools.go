@@ -15,7 +15,7 @@ import (
 // toolsFor assembles what a run's model is offered: its own tools, then the
 // delegation tools its scope may use at its depth. What is left out here
 // is also refused by the guard should the model call it anyway.
-func (e *Engine) toolsFor(s *Scope, r run) *tool.Registry {
+func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
 	reg := tool.NewRegistry()
 	if r.base != nil {
 		for _, t := range r.base.Tools() {
@@ -125,11 +125,11 @@ func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) 
 		if errors.As(err, &depthErr) {
 			ev := scopeEvent(EventDepthLimit, s)
 			ev.Label, ev.Depth, ev.MaxDepth, ev.Tool = label, depthErr.Depth, depthErr.MaxDepth, call.Name
-			e.emit(ev)
+			e.emit(&ev)
 		} else {
 			ev := scopeEvent(EventRefused, s)
 			ev.Tool, ev.Error = call.Name, err.Error()
-			e.emit(ev)
+			e.emit(&ev)
 		}
 		if call.Name == ToolSubagent {
 			return &tool.Refusal{Reason: err, Rendered: subagentFailure(label, s.Depth, err.Error())}
