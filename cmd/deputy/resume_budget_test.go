@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deputyhq/deputy/llm/llmtest"
 )
@@ -84,8 +85,14 @@ func TestResumeKeepsBudget(t *testing.T) {
 			if err := first.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// lead1, worker, loop1 answered; stall in flight.
+			// lead1, worker, loop1 answered; stall in flight. The fake logs
+			// a request before it reads and matches its body: wait until
+			// the stall rule has it, or the kill may land before the rule
+			// is used and the resumed run meets it instead.
 			waitRequests(t, srv, 4)
+			for deadline := time.Now().Add(20 * time.Second); srv.Requests()[3].Rule == "" && time.Now().Before(deadline); {
+				time.Sleep(2 * time.Millisecond)
+			}
 			if err := first.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
