@@ -160,7 +160,17 @@ func TestTreeSurvivesAKilledWorker(t *testing.T) {
 
 	// The root workflow's real history replays against this code: the
 	// workflow is deterministic.
-	iter := cl.GetWorkflowHistory(context.Background(), got.RunID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	hist := replay(t, cl, got.RunID)
+	if path := os.Getenv("DEPUTY_WRITE_HISTORY"); path != "" {
+		writeHistory(t, path, hist)
+	}
+}
+
+// replay fetches a workflow's real history and replays it against this
+// code, which must decide the same (the workflow is deterministic).
+func replay(t *testing.T, cl client.Client, workflowID string) *historypb.History {
+	t.Helper()
+	iter := cl.GetWorkflowHistory(context.Background(), workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	hist, err := historyOf(iter)
 	if err != nil {
 		t.Fatal(err)
@@ -168,11 +178,9 @@ func TestTreeSurvivesAKilledWorker(t *testing.T) {
 	replayer := worker.NewWorkflowReplayer()
 	durable.RegisterWorkflow(replayer)
 	if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
-		t.Errorf("replaying the root's history: %v", err)
+		t.Errorf("replaying workflow %s's history: %v", workflowID, err)
 	}
-	if path := os.Getenv("DEPUTY_WRITE_HISTORY"); path != "" {
-		writeHistory(t, path, hist)
-	}
+	return hist
 }
 
 // finishedTasks asks Temporal which child runs have completed, and returns

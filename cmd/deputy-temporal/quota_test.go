@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/deputyhq/deputy/delegate"
 )
 
@@ -69,4 +71,20 @@ func TestTreeQuotasAcrossWorkflows(t *testing.T) {
 		t.Errorf("the lead's answer has %d parts done, want %d: %q", n, ok, got.Output)
 	}
 	t.Logf("%d children finished, %d were stopped by max_total_tokens", ok, statuses[delegate.StatusBudget])
+
+	// The histories of the root, which answered the asks, and of a child
+	// the quota stopped replay against this code: the protocol is
+	// deterministic.
+	cl, err := client.Dial(client.Options{HostPort: hostPort, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	replay(t, cl, got.RunID)
+	for _, c := range got.Children {
+		if c.Status == delegate.StatusBudget {
+			replay(t, cl, c.RunID)
+			break
+		}
+	}
 }
