@@ -76,8 +76,10 @@ same agent definitions and working directories.
 
 The Temporal SDK is kept out of deputy: this command is run by the
 deputy-temporal binary, found next to deputy's executable or on PATH, with
-the same arguments. Build it with:
+the same arguments. Build it in a checkout of deputy's source, next to deputy:
   go build -tags temporal -o "$(dirname "$(command -v deputy)")/deputy-temporal" ./cmd/deputy-temporal
+or, when deputy was installed with go install:
+  go install -tags temporal ./cmd/deputy-temporal
 
 A development server: temporal server start-dev --headless --ip 127.0.0.1
 (see docs/durable.md).`,
