@@ -14,10 +14,15 @@ import (
 //
 // A Pending is used by one goroutine at a time for Add and Wait; the
 // ledger's writer reports through the functions Add returns, from its own.
+//
+// Once one of its writes has failed, a ledger writes none of its later
+// messages (see Failed): a run's recorded conversation is then what it
+// said up to the failure, never one with a hole in it.
 type Pending struct {
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	errs []error
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	errs   []error
+	failed bool
 }
 
 // Add counts one queued write and returns the function the ledger calls,
@@ -28,10 +33,20 @@ func (p *Pending) Add() func(error) {
 		if err != nil {
 			p.mu.Lock()
 			p.errs = append(p.errs, err)
+			p.failed = true
 			p.mu.Unlock()
 		}
 		p.wg.Done()
 	}
+}
+
+// Failed reports whether a write of p has failed so far. A ledger's writer
+// asks it before each queued message of p: the outcome of every write
+// queued before has been reported by then, since they commit in order.
+func (p *Pending) Failed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed
 }
 
 // Wait waits until every write added so far has committed or failed, and

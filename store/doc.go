@@ -16,7 +16,12 @@
 //
 // # Durability
 //
-// A write method returns only after its transaction has committed. With WAL and
+// A write method returns only after its transaction has committed, unless its
+// context comes from ledger.Queue: then CreateRun, FinishRun, AppendMessage and
+// AppendEvent return once the write is queued, and the ledger.Pending learns when
+// it has committed (Wait). Writes queued one after another commit in that order,
+// and once one of a Pending's writes has failed, none of its later messages is
+// written, so a run's recorded conversation never has a hole. With WAL and
 // synchronous=NORMAL a commit is in the operating system's hands when it returns, so
 // it survives the process being killed at any point; only a power loss or kernel crash
 // can drop the last few commits, and even then the file is never corrupt. Closing

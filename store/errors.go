@@ -14,6 +14,9 @@ var (
 	ErrAmbiguous = errors.New("ambiguous id prefix")
 	// ErrClosed is returned by every method called after Close.
 	ErrClosed = errors.New("store is closed")
+	// ErrEarlierWriteFailed is a queued message's failure when an earlier
+	// write queued with the same ledger.Pending failed (AppendMessage).
+	ErrEarlierWriteFailed = errors.New("an earlier write of this run failed")
 )
 
 // SchemaVersionError reports a database written by a newer deputy than this one.

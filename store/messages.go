@@ -12,7 +12,9 @@ import (
 // AppendMessage records a message of a recorded run. It returns once the message is
 // committed: a process killed afterwards still has it on disk. With a ctx made by
 // ledger.Queue it returns once the message is queued, and the Pending learns when it
-// is committed; give Seq then, it is not written back.
+// is committed; give Seq then, it is not written back. A queued message is not
+// written once an earlier write of the same Pending has failed
+// (ErrEarlierWriteFailed), so that the run's recorded conversation has no hole.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	calls, err := jsonColumn("tool calls", m.ToolCalls)
 	if err != nil {
@@ -28,7 +30,13 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	}
 	row := *m // a queued write runs after we return: it must not share m
 	seq := m.Seq
+	pending := ledger.PendingFrom(ctx)
 	err = s.writeOrQueue(ctx, func(t *wtx) error {
+		if pending != nil && pending.Failed() {
+			// An earlier write of this run failed: writing this one
+			// would leave a hole in its conversation.
+			return fmt.Errorf("message %d not written: %w", row.Seq, ErrEarlierWriteFailed)
+		}
 		m := &row
 		if m.Seq == 0 {
 			if err := t.queryRow(nextMessageSeq, m.RunID).Scan(&seq); err != nil {

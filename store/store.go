@@ -173,7 +173,10 @@ func (s *Store) writeOrQueue(ctx context.Context, fn writeFunc) error {
 	if p := ledger.PendingFrom(ctx); p != nil {
 		report := p.Add()
 		if err := s.w.queue(ctx, fn, report); err != nil {
-			report(nil) // never queued: the error is returned here instead
+			// Never queued: the error is returned here, and the Pending
+			// learns it too, so that none of the run's later messages
+			// is written after this hole (ledger.Pending.Failed).
+			report(err)
 			return err
 		}
 		return nil
