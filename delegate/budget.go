@@ -66,6 +66,8 @@ type Tree struct {
 	// warnUnpriced warns once that a usd budget cannot hold for a model
 	// without a price.
 	warnUnpriced sync.Once
+	// ledgerErr is the first ledger write of the tree that failed.
+	ledgerErr error
 
 	mu     sync.Mutex
 	spawns int
@@ -73,6 +75,24 @@ type Tree struct {
 	// subUsage is the sub-agents' part of usage: max_total_tokens is "a
 	// budget for all subagents" and does not count the root's own calls.
 	subUsage llm.Usage
+}
+
+// ledgerFailed keeps err when it is the tree's first failed ledger write,
+// and reports whether it was.
+func (t *Tree) ledgerFailed(err error) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ledgerErr != nil {
+		return false
+	}
+	t.ledgerErr = err
+	return true
+}
+
+func (t *Tree) ledgerError() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ledgerErr
 }
 
 func newTree(rootID string, quotas Quotas, concurrency int) *Tree {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
@@ -107,6 +108,8 @@ type Engine struct {
 	memories memEntries
 	// running maps the id of each run in progress to its cancel.
 	running sync.Map
+	// eventWarned: a failed event write has been logged as a warning.
+	eventWarned atomic.Bool
 }
 
 // RunRequest asks for a root run of an agent.
@@ -509,6 +512,10 @@ func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx con
 		e.storeEvent(s.queued(), &evs[i])
 	}
 	e.settle(s)
+	if s.ParentID == "" && s.tree != nil {
+		// Every run of the tree has settled: its first failure is known.
+		env.LedgerErr = s.tree.ledgerError()
+	}
 	for i := range evs {
 		e.tell(&evs[i])
 	}

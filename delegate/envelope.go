@@ -62,6 +62,11 @@ type Envelope struct {
 	// Messages is the conversation of this run (not serialised; the
 	// ledger has it).
 	Messages []llm.Message `json:"-"`
+	// LedgerErr, on a root's envelope, is the first ledger write of its
+	// tree that failed (nil when all were recorded). The run went on
+	// regardless; its record in the ledger is incomplete: a run's
+	// conversation stops at its first failed write (ledger.Pending).
+	LedgerErr error `json:"-"`
 	// fromLedger: a resumed tree's child that had finished before; its
 	// envelope was rebuilt from the ledger, not run again.
 	fromLedger bool

@@ -3,6 +3,7 @@ package delegate
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
@@ -39,8 +40,15 @@ type Ledger interface {
 // written during its first model call instead of before it, and the writes
 // of many runs share the ledger's transactions instead of each waiting for
 // its own. Writes use a context that outlives cancellation: a cancelled
-// run is still recorded as cancelled. A failed write is logged, never
-// fatal to the run.
+// run is still recorded as cancelled.
+//
+// A failed write (a full disk, another process holding the write lock past
+// the busy timeout) is never fatal to the run: the run's answer matters
+// more than its record. The first failure of a tree is logged as a warning
+// (the later ones at debug level) and kept as the root envelope's
+// LedgerErr, which deputy run shows. After it the run's later messages are
+// not written (ledger.Pending), so its recorded conversation stops there
+// without a hole: a resume would continue it from there.
 
 // queued returns the context for s's ledger writes: queued ones when s has
 // a Pending, else plain (waited for) ones.
@@ -57,8 +65,22 @@ func (e *Engine) settle(s *Scope) {
 		return
 	}
 	if err := s.writes.Wait(); err != nil {
-		e.warn("ledger: recording", s, err)
+		e.ledgerFailed("ledger: recording", s, err)
 	}
+}
+
+// ledgerFailed tells of a failed ledger write of s: a warning for the
+// first of its tree, which the root's envelope keeps, debug for the rest.
+func (e *Engine) ledgerFailed(msg string, s *Scope, err error) {
+	first := s.tree == nil || s.tree.ledgerFailed(err)
+	if e.Logger == nil {
+		return
+	}
+	if first {
+		e.Logger.Warn(msg+" failed; the run goes on, but the ledger's record of it is incomplete", "run", s.RunID, "agent", s.Label, "err", err)
+		return
+	}
+	e.Logger.Debug(msg, "run", s.RunID, "agent", s.Label, "err", err)
 }
 
 func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) {
@@ -72,7 +94,7 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 	}
 	if r.resumed != nil {
 		if _, err := r.resumed.ledger.ResumeRun(ctx, s.RunID); err != nil {
-			e.warn("ledger: resuming run", s, err)
+			e.ledgerFailed("ledger: resuming run", s, err)
 			return
 		}
 		if !r.resumed.recordStart {
@@ -91,7 +113,7 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 			row.ToolCallID = toolCallID(callCtx)
 		}
 		if err := e.Ledger.CreateRun(ctx, row); err != nil {
-			e.warn("ledger: recording run", s, err)
+			e.ledgerFailed("ledger: recording run", s, err)
 			return
 		}
 	}
@@ -119,7 +141,7 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 		row.BudgetTokens, row.BudgetUSD = s.budget.limit.Tokens, s.budget.limit.USD
 	}
 	if err := e.Ledger.FinishRun(s.queued(), row); err != nil {
-		e.warn("ledger: finishing run", s, err)
+		e.ledgerFailed("ledger: finishing run", s, err)
 	}
 }
 
@@ -130,7 +152,7 @@ func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Mes
 		row.ToolCalls, _ = json.Marshal(m.ToolCalls)
 	}
 	if err := e.Ledger.AppendMessage(ctx, row); err != nil {
-		e.warn("ledger: recording message", s, err)
+		e.ledgerFailed("ledger: recording message", s, err)
 	}
 }
 
@@ -246,7 +268,12 @@ func (e *Engine) storeEvent(ctx context.Context, ev *Event) {
 	raw := f.bytes()
 	err := e.Ledger.AppendEvent(ctx, &ledger.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
 	if err != nil && e.Logger != nil {
-		e.Logger.Warn("ledger: recording event", "type", ev.Type, "err", err)
+		// Telemetry: one warning, not one per event of a failing ledger.
+		level := slog.LevelDebug
+		if e.eventWarned.CompareAndSwap(false, true) {
+			level = slog.LevelWarn
+		}
+		e.Logger.Log(context.Background(), level, "ledger: recording event", "type", ev.Type, "err", err)
 	}
 }
 

@@ -295,6 +295,9 @@ type runResult struct {
 	Turns      int                  `json:"turns"`
 	DurationMS int64                `json:"duration_ms"`
 	Children   []*delegate.Envelope `json:"children"`
+	// LedgerError is the first write of the run's record that failed
+	// (delegate.Envelope.LedgerErr).
+	LedgerError string `json:"ledger_error,omitempty"`
 }
 
 func runJSON(env *delegate.Envelope) runResult {
@@ -302,7 +305,11 @@ func runJSON(env *delegate.Envelope) runResult {
 	if children == nil {
 		children = []*delegate.Envelope{}
 	}
-	return runResult{RunID: env.RunID, Agent: env.Label, Status: env.Status, Output: env.Output, OutputJSON: env.OutputJSON, Error: env.Error,
+	ledgerErr := ""
+	if env.LedgerErr != nil {
+		ledgerErr = env.LedgerErr.Error()
+	}
+	return runResult{LedgerError: ledgerErr, RunID: env.RunID, Agent: env.Label, Status: env.Status, Output: env.Output, OutputJSON: env.OutputJSON, Error: env.Error,
 		Model: env.Model, Usage: env.TreeUsage, OwnUsage: env.Usage, CostUSD: env.CostUSD, OwnCostUSD: env.OwnCostUSD, Turns: env.Turns, DurationMS: env.DurationMS, Children: children}
 }
 
