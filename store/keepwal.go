@@ -26,6 +26,19 @@ import (
 // the driver rename those fields, keepWAL reports false and the connection
 // behaves as before (a checkpoint at close): slower, never wrong.
 // TestCloseKeepsWAL notices.
+//
+// Why the call is sound: it is the call the driver makes itself for its
+// own connection settings (conn.dbConfigBool in modernc.org/sqlite 1.60:
+// the same handle, the same TLS, a 16-byte va_list of an int and a NULL
+// int*). The TLS is the connection's own (libc.NewTLS in newConn), not
+// tied to an OS thread or goroutine: the driver uses it from whichever
+// goroutine database/sql calls it on, one at a time, and libc's emulated
+// mutexes key on the TLS, not the thread. In Connect nothing else has the
+// connection yet (it is not in the pool, no statement or interrupt watches
+// it), so nothing runs on that TLS concurrently. The reflection only reads
+// two fields and checks their types (uintptr; *libc.TLS of the one libc
+// version the build links); a field of another type means false, never a
+// guess.
 
 // keepWALConnector opens connections that leave the WAL in place when they
 // close.
