@@ -41,10 +41,15 @@ func (r writeReq) finish(err error) {
 type writer struct {
 	db       *sql.DB
 	maxBatch int
-	reqs     chan writeReq
 
-	mu     sync.RWMutex // held shared while sending on reqs, exclusively to close it
-	closed bool
+	// The queue is a slice, not a channel: queuing never blocks, so a run
+	// that queues its writes (ledger.Queue) goes on at once however many
+	// other runs are writing; the writer takes up to maxBatch of them per
+	// transaction, oldest first.
+	mu      sync.Mutex
+	pending []writeReq
+	closed  bool
+	wake    chan struct{} // one token: pending grew or the writer closed
 
 	stopped chan struct{} // closed when run returns
 
@@ -67,7 +72,7 @@ func newWriter(ctx context.Context, db *sql.DB, maxBatch int, prepare []string) 
 		stopped:  make(chan struct{}),
 		stmts:    make(map[string]*sql.Stmt, len(prepare)),
 	}
-	w.reqs = make(chan writeReq, w.maxBatch)
+	w.wake = make(chan struct{}, 1)
 	for _, q := range prepare {
 		st, err := db.PrepareContext(ctx, q)
 		if err != nil {
@@ -86,15 +91,15 @@ func (w *writer) closeStmts() {
 	}
 }
 
-// submit queues fn and waits until its transaction has committed or failed. ctx only
-// bounds the wait for a place in the queue: once queued, the write runs to its end, so
-// the answer is always the truth about what is on disk.
+// submit queues fn and waits until its transaction has committed or failed. A write
+// whose ctx is already done is refused; once queued, it runs to its end, so the answer
+// is always the truth about what is on disk.
 func (w *writer) submit(ctx context.Context, fn writeFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	req := writeReq{fn: fn, done: make(chan error, 1)}
-	if err := w.enqueue(ctx, req); err != nil {
+	if err := w.enqueue(req); err != nil {
 		return err
 	}
 	return <-req.done
@@ -107,31 +112,41 @@ func (w *writer) queue(ctx context.Context, fn writeFunc, report func(error)) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return w.enqueue(ctx, writeReq{fn: fn, report: report})
+	return w.enqueue(writeReq{fn: fn, report: report})
 }
 
-func (w *writer) enqueue(ctx context.Context, req writeReq) error {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
+func (w *writer) enqueue(req writeReq) error {
+	w.mu.Lock()
 	if w.closed {
+		w.mu.Unlock()
 		return ErrClosed
 	}
+	w.pending = append(w.pending, req)
+	w.mu.Unlock()
+	w.signal()
+	return nil
+}
+
+func (w *writer) signal() {
 	select {
-	case w.reqs <- req:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	case w.wake <- struct{}{}:
+	default: // a token is waiting already
 	}
+}
+
+// queued is how many writes wait for the writer (tests).
+func (w *writer) queued() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending)
 }
 
 // close stops taking writes, finishes the queued ones and waits for the goroutine.
 func (w *writer) close() {
 	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
-		close(w.reqs)
-	}
+	w.closed = true
 	w.mu.Unlock()
+	w.signal()
 	<-w.stopped
 }
 
@@ -139,20 +154,22 @@ func (w *writer) run() {
 	defer close(w.stopped)
 	defer w.closeStmts()
 	batch := make([]writeReq, 0, w.maxBatch)
-	for req := range w.reqs {
-		batch = append(batch[:0], req)
-	gather:
-		for len(batch) < w.maxBatch {
-			select {
-			case r, ok := <-w.reqs:
-				if !ok {
-					break gather
-				}
-				batch = append(batch, r)
-			default:
-				break gather
-			}
+	for {
+		w.mu.Lock()
+		for len(w.pending) == 0 && !w.closed {
+			w.mu.Unlock()
+			<-w.wake
+			w.mu.Lock()
 		}
+		if len(w.pending) == 0 {
+			w.mu.Unlock()
+			return // closed, and nothing left
+		}
+		n := min(len(w.pending), w.maxBatch)
+		batch = append(batch[:0], w.pending[:n]...)
+		clear(w.pending[:n]) // drop references to closures about to run
+		w.pending = w.pending[n:]
+		w.mu.Unlock()
 		w.commit(batch)
 		clear(batch) // drop references to finished closures
 	}

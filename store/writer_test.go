@@ -36,9 +36,9 @@ func TestBatchFailureIsolated(t *testing.T) {
 		wg.Go(func() { errs[i] = s.AppendMessage(ctx, &Message{RunID: run, Role: "user"}) })
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for len(s.w.reqs) < n {
+	for s.w.queued() < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d writes queued", len(s.w.reqs))
+			t.Fatalf("only %d writes queued", s.w.queued())
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -93,7 +93,7 @@ func TestCloseFinishesQueuedWrites(t *testing.T) {
 		wg.Go(func() { errs <- s.AppendExchange(ctx, "s", Exchange{Query: "q"}) })
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for len(s.w.reqs) < n && time.Now().Before(deadline) {
+	for s.w.queued() < n && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
 	closed := make(chan error, 1)
