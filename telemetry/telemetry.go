@@ -5,6 +5,7 @@
 package telemetry
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,7 +40,10 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 // dropped; the other kinds are always logged.
 func Listener(logger *slog.Logger, subagentTelemetry bool) delegate.Listener {
 	return func(ev delegate.Event) {
-		if ev.Type.Transient() {
+		// Every child sends its events through here: at the default
+		// level (warn) none is logged, and building the record (its
+		// allowed_tools as JSON) would cost each child time and stack.
+		if ev.Type.Transient() || !logger.Enabled(context.Background(), slog.LevelInfo) {
 			return
 		}
 		if ev.Kind == delegate.KindSubagent || ev.Type == delegate.EventDepthLimit && ev.Tool == delegate.ToolSubagent {
