@@ -262,7 +262,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		e.emitRunStart(s, r.task)
 	}
 
-	provider, ref, err := e.Models.ForModel(r.model)
+	provider, ref, err := e.resolveModel(parent, r.model)
 	if err != nil {
 		var le *llm.Error
 		if !errors.As(err, &le) {
@@ -276,6 +276,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		}
 		return env
 	}
+	s.provider, s.ref = provider, ref
 	if tree.calls != nil {
 		bounded := boundedProvider{Provider: provider, calls: tree.calls}
 		if len(e.Listeners) > 0 {
@@ -425,6 +426,16 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		parent.addChild(env)
 	}
 	return env
+}
+
+// resolveModel is Models.ForModel, except that a child on its parent's
+// model (model = "inherit", the common case) takes the parent's provider
+// as it was resolved: a fan-out of thousands of children resolves it once.
+func (e *Engine) resolveModel(parent *Scope, model string) (llm.Provider, llm.ModelRef, error) {
+	if parent != nil && parent.provider != nil && parent.Model == model {
+		return parent.provider, parent.ref, nil
+	}
+	return e.Models.ForModel(model)
 }
 
 // budgetRun applies the budget to r in place (in a frame of its own, like

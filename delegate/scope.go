@@ -57,6 +57,10 @@ type Scope struct {
 	subagentOn bool
 
 	tree *Tree
+	// provider and ref are the run's model as Models.ForModel resolved it
+	// (unwrapped), for children on the same model.
+	provider llm.Provider
+	ref      llm.ModelRef
 	// writes are this run's queued ledger writes (nil without a ledger,
 	// or for a run whose writes are waited for one by one).
 	writes *ledger.Pending

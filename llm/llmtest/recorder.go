@@ -13,6 +13,17 @@ import (
 type Recorder struct {
 	mu   sync.Mutex
 	reqs []*llm.Request
+	off  bool
+}
+
+// StopRecording makes the recorder keep no more requests. A scripted model
+// that serves a whole program (deputy run with model "script/...") would
+// otherwise hold a copy of every request it answered, tools and all, until
+// the program ends.
+func (r *Recorder) StopRecording() {
+	r.mu.Lock()
+	r.off = true
+	r.mu.Unlock()
 }
 
 // Requests returns copies of the recorded requests, in arrival order.
@@ -29,6 +40,12 @@ func (r *Recorder) Requests() []*llm.Request {
 // record stores a copy, so a caller that reuses its request afterwards
 // does not change the record.
 func (r *Recorder) record(req *llm.Request) {
+	r.mu.Lock()
+	off := r.off
+	r.mu.Unlock()
+	if off {
+		return
+	}
 	c := cloneRequest(req)
 	r.mu.Lock()
 	r.reqs = append(r.reqs, c)

@@ -175,6 +175,7 @@ func (r *Registry) build(name, scriptPath, model string) (llm.Provider, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scripted model: %w", err)
 		}
+		p.StopRecording() // nobody reads them here
 		return p, nil
 	}
 	if h, ok := hostedProviders[name]; ok {
