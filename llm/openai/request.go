@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
@@ -35,7 +36,7 @@ func (p *Provider) buildParams(req *llm.Request) (sdk.ChatCompletionNewParams, e
 	params.Messages = msgs
 
 	for _, t := range req.Tools {
-		tool, err := toTool(t)
+		tool, err := cachedTool(t)
 		if err != nil {
 			return params, err
 		}
@@ -106,6 +107,42 @@ func toMessage(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 
 // toTool translates a tool spec. The JSON Schema passes through as given; an
 // empty one becomes the schema of a function without parameters.
+// toolCache holds the wire form of the tool specs seen so far, keyed by
+// name, description and schema: every request of every run sends its tools,
+// and a fan-out of hundreds of children sends the same few again and again,
+// each of which would otherwise be decoded from its JSON Schema anew. The
+// cached values are only read (marshalled) after they are built. It stops
+// growing at toolCacheMax entries.
+var toolCache struct {
+	sync.Mutex
+	m map[string]sdk.ChatCompletionToolUnionParam
+}
+
+const toolCacheMax = 1024
+
+func cachedTool(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
+	key := t.Name + "\x00" + t.Description + "\x00" + string(t.Parameters)
+	toolCache.Lock()
+	tool, ok := toolCache.m[key]
+	toolCache.Unlock()
+	if ok {
+		return tool, nil
+	}
+	tool, err := toTool(t)
+	if err != nil {
+		return tool, err
+	}
+	toolCache.Lock()
+	if toolCache.m == nil {
+		toolCache.m = map[string]sdk.ChatCompletionToolUnionParam{}
+	}
+	if len(toolCache.m) < toolCacheMax {
+		toolCache.m[key] = tool
+	}
+	toolCache.Unlock()
+	return tool, nil
+}
+
 func toTool(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
 	fn := shared.FunctionDefinitionParam{Name: t.Name}
 	if t.Description != "" {
@@ -115,9 +152,15 @@ func toTool(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
 	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
 		schema = []byte(`{"type":"object","properties":{}}`)
 	}
-	var params shared.FunctionParameters
-	if err := json.Unmarshal(schema, &params); err != nil || params == nil {
+	// The schema's members stay JSON text: the SDK writes a json.Marshaler
+	// as it is, instead of walking a tree of maps for every request.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(schema, &members); err != nil || members == nil {
 		return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: parameters must be a JSON Schema object", t.Name)
+	}
+	params := make(shared.FunctionParameters, len(members))
+	for k, v := range members {
+		params[k] = v
 	}
 	fn.Parameters = params
 	return sdk.ChatCompletionFunctionTool(fn), nil
