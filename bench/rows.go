@@ -126,20 +126,11 @@ func (b *bench) measure(def rowDef) (result, error) {
 		if b.axe != "" {
 			progs = append(progs, program{name: "axe", args: []string{b.axe, "run", root}, stdin: "go", want: want})
 		}
-		spec := idealSpec{URL: "http://" + f.addr, Root: root, Task: "go", Agents: map[string]idealAgent{}}
-		for i, l := range def.tree {
-			a := idealAgent{System: l.system()}
-			if i < len(def.tree)-1 {
-				a.Sub = def.tree[i+1].agent
-			}
-			spec.Agents[l.agent] = a
-		}
-		specFile := filepath.Join(dir, "ideal.json")
-		data, _ := json.Marshal(spec)
-		if err := os.WriteFile(specFile, data, 0o644); err != nil {
+		ideal, err := b.idealProgram(def.tree, f.addr, dir)
+		if err != nil {
 			return result{}, err
 		}
-		progs = append(progs, program{name: "ideal", args: []string{b.self, "-ideal", specFile}, want: want})
+		progs = append(progs, ideal)
 	}
 
 	fmt.Fprintf(os.Stderr, "bench: row %d (%s): %d runs of %s, alternating\n", def.num, def.short, def.runs, names(progs))
@@ -174,6 +165,28 @@ func (b *bench) measure(def rowDef) (result, error) {
 		fmt.Fprintf(os.Stderr, "bench:   %-8s %s\n", p.name, spread(ss))
 	}
 	return r, nil
+}
+
+// idealProgram writes the ideal client's spec for the tree and returns
+// this program run as that client against the fake at addr.
+func (b *bench) idealProgram(t tree, addr, dir string) (program, error) {
+	spec := idealSpec{URL: "http://" + addr, Root: t[0].agent, Task: "go", Agents: map[string]idealAgent{}}
+	for i, l := range t {
+		a := idealAgent{System: l.system()}
+		if i < len(t)-1 {
+			a.Sub = t[i+1].agent
+		}
+		spec.Agents[l.agent] = a
+	}
+	file := filepath.Join(dir, "ideal.json")
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return program{}, err
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return program{}, err
+	}
+	return program{name: "ideal", args: []string{b.self, "-ideal", file}, want: t.want()}, nil
 }
 
 // runOnce runs p and times it from start to exit; a run that fails or
