@@ -79,18 +79,22 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 //
 // SQLite answers SQLITE_BUSY at once, without waiting out busy_timeout, when
 // processes open a new file together and one of them is switching it to WAL;
-// such a step is tried again after a short pause, for at most migrateBusyFor.
+// such a step is tried again after a short pause, until migrateBusyFor has
+// passed. A step that was busy only after waiting (another process held the
+// write lock all through busy_timeout) is not: it has waited long enough,
+// and retrying it would wait as long again each time.
 func migrate(ctx context.Context, db *sql.DB, ms []migration) error {
-	pause, waited := time.Millisecond, time.Duration(0)
+	pause, until := time.Millisecond, time.Now().Add(migrateBusyFor)
 	for {
+		began := time.Now()
 		done, err := migrateStep(ctx, db, ms)
-		if err != nil && sqliteCode(err)&0xff == codeBusy && waited < migrateBusyFor {
+		atOnce := time.Since(began) < migrateBusyFor/2
+		if err != nil && sqliteCode(err)&0xff == codeBusy && atOnce && time.Now().Before(until) {
 			select {
 			case <-ctx.Done():
 				return err
 			case <-time.After(pause):
 			}
-			waited += pause
 			pause = min(2*pause, 100*time.Millisecond)
 			continue
 		}

@@ -273,3 +273,42 @@ func TestMigrateBudgetStatus(t *testing.T) {
 		t.Errorf("an ok event changed: %s", got)
 	}
 }
+
+// TestOpenGivesUpOnAHeldLock: another process holds the ledger's write lock
+// and does not let go. Open waits out the busy timeout once and fails with
+// SQLite's busy error; neither does it try the migration step again (which
+// took minutes: every retry waited out the busy timeout again, while only
+// the pauses between them counted toward the 10 s bound), nor does its
+// clean-up wait the busy timeout again for PRAGMA optimize.
+func TestOpenGivesUpOnAHeldLock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the busy timeout (10 s)")
+	}
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "deputy.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := rawDB(t, path).Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+
+	s, err = Open(context.Background(), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open succeeded while another connection held the write lock")
+	}
+	if sqliteCode(err)&0xff != codeBusy {
+		t.Errorf("Open: %v, want SQLite's busy error", err)
+	}
+}

@@ -151,7 +151,10 @@ func (s *Store) closeAll() error {
 	}
 	if s.wdb != nil {
 		// Let SQLite refresh its query planner statistics for the next open;
-		// it does little work unless the tables changed a lot.
+		// it does little work unless the tables changed a lot. It is worth
+		// no wait: while another process holds the write lock it is
+		// skipped, rather than holding up the exit for the busy timeout.
+		_, _ = s.wdb.Exec("PRAGMA busy_timeout = 0")
 		_, _ = s.wdb.Exec("PRAGMA optimize")
 		errs = append(errs, s.wdb.Close())
 	}
