@@ -16,19 +16,28 @@ import (
 // delegation tools its scope may use at its depth. What is left out here
 // is also refused by the guard should the model call it anyway.
 func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
+	callAgent := r.agent != nil && len(r.agent.SubAgents) > 0 && s.Depth < s.maxDepth && e.Grant.AllowsTool(ToolCallAgent)
+	subagent := r.subagentOn && s.Depth < e.subagentMaxDepth() && e.Grant.AllowsTool(ToolSubagent)
+	notes := s.tree != nil && s.tree.notes != nil
+	if r.base != nil && !callAgent && !subagent && !notes && (s.Depth > 0 || len(r.queryTools) == 0) {
+		// Nothing to add (a leaf of a fan-out): the run's own tools are
+		// what it is offered. Neither is changed afterwards.
+		e.noteOffered(s, r.base)
+		return r.base
+	}
 	reg := tool.NewRegistry()
 	if r.base != nil {
 		for _, t := range r.base.Tools() {
 			_ = reg.Add(t) // names in a registry are already unique and valid
 		}
 	}
-	if a := r.agent; a != nil && len(a.SubAgents) > 0 && s.Depth < s.maxDepth && e.Grant.AllowsTool(ToolCallAgent) {
-		_ = reg.Add(e.callAgentTool(a))
+	if callAgent {
+		_ = reg.Add(e.callAgentTool(r.agent))
 	}
-	if r.subagentOn && s.Depth < e.subagentMaxDepth() && e.Grant.AllowsTool(ToolSubagent) {
+	if subagent {
 		_ = reg.Add(&subagentTool{e: e})
 	}
-	if s.tree != nil && s.tree.notes != nil {
+	if notes {
 		for _, t := range e.scratchpadTools(s) {
 			if !e.Grant.AllowsTool(t.Spec().Name) {
 				continue
@@ -48,11 +57,17 @@ func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
 			}
 		}
 	}
-	s.offered = map[string]bool{}
-	for _, n := range reg.Names() {
+	e.noteOffered(s, reg)
+	return reg
+}
+
+// noteOffered records the tool names the model of s is offered.
+func (e *Engine) noteOffered(s *Scope, reg *tool.Registry) {
+	names := reg.Names()
+	s.offered = make(map[string]bool, len(names))
+	for _, n := range names {
 		s.offered[n] = true
 	}
-	return reg
 }
 
 // narrowMaxDepth sets s.maxDepth, the call_agent nesting limit in force
