@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	_ "modernc.org/sqlite" // the sql command's driver
 
 	"github.com/deputyhq/deputy/internal/cli"
 	"github.com/deputyhq/deputy/llm"
@@ -52,6 +54,7 @@ func TestScripts(t *testing.T) {
 			"term":   cmdTerm,
 			"npmmcp": cmdNpmMCP,
 			"otlp":   cmdOTLP,
+			"sql":    cmdSQL,
 		},
 	})
 }
@@ -243,6 +246,19 @@ func parsed(ts *testscript.TestScript, r llmtest.Request) *llm.Request {
 //	exits CODE deputy-args...
 //
 // stdout and stderr are kept for the next commands, as with exec.
+// cmdSQL runs one SQL statement on an SQLite file (a ledger), as another
+// program sharing it could: `sql FILE STATEMENT`.
+func cmdSQL(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sql FILE STATEMENT")
+	}
+	db, err := sql.Open("sqlite", ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(args[1])
+	ts.Check(err)
+}
+
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: exits CODE args...")
