@@ -20,6 +20,9 @@ const readerConns = 8
 // Store is an open ledger. All methods are safe for concurrent use.
 type Store struct {
 	path string
+	// file is the database file as Open found it, for Close to notice a
+	// removed or replaced one.
+	file os.FileInfo
 	wdb  *sql.DB // exactly one connection, used only by w
 	rdb  *sql.DB // read-only pool
 	w    *writer
@@ -73,6 +76,9 @@ func open(ctx context.Context, path string, maxBatch int) (_ *Store, err error) 
 	}
 
 	s := &Store{path: abs}
+	if s.file, err = os.Stat(abs); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			s.closeAll()
@@ -130,14 +136,31 @@ func createPrivate(path string) error {
 // Path is the absolute path of the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close finishes the queued writes and closes the database. It is safe to call
-// more than once; later calls return the first call's result.
+// Close finishes the queued writes and closes the database. It also reports a
+// database file that was removed or replaced while open, whose writes since are
+// lost. It is safe to call more than once; later calls return the first call's
+// result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
 		s.closeErr = s.closeAll()
+		if s.closeErr == nil {
+			s.closeErr = s.checkFile()
+		}
 	})
 	return s.closeErr
+}
+
+// checkFile reports a database file that was removed or replaced while the
+// store was open. SQLite keeps writing to the file it opened, without an
+// error, so what was recorded since went to a file nobody will find again:
+// the caller should say so rather than let it vanish.
+func (s *Store) checkFile() error {
+	fi, err := os.Stat(s.path)
+	if err == nil && os.SameFile(fi, s.file) {
+		return nil
+	}
+	return fmt.Errorf("store: %s was removed or replaced while deputy had it open: what it recorded since is lost", s.path)
 }
 
 func (s *Store) closeAll() error {

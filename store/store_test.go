@@ -132,3 +132,28 @@ func TestCancelledContextRefusesWrite(t *testing.T) {
 		t.Errorf("FinishRun with WithoutCancel: %v", err)
 	}
 }
+
+// TestCloseNoticesARemovedFile: the ledger's file is removed while it is
+// open (a user cleaning up, a tmp reaper). SQLite goes on writing to the
+// unlinked file without an error, so nothing recorded from then on will be
+// found again; Close says so instead of returning nil.
+func TestCloseNoticesARemovedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deputy.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	r := &Run{Agent: "a", Task: "t"}
+	if err := s.CreateRun(context.Background(), r); err != nil {
+		t.Fatalf("a write to the removed file fails at once (%v): the test's premise is wrong", err)
+	}
+	err = s.Close()
+	if err == nil || !strings.Contains(err.Error(), "removed") {
+		t.Fatalf("Close = %v, want it to say the file was removed", err)
+	}
+}

@@ -174,7 +174,7 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	if err != nil {
 		return err
 	}
-	defer ledger.Close()
+	defer closeLedger(ledger, cmd.ErrOrStderr())
 
 	session := f.session
 	var history []llm.Message

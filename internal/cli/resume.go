@@ -78,7 +78,7 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	if err != nil {
 		return err
 	}
-	defer ledger.Close()
+	defer closeLedger(ledger, cmd.ErrOrStderr())
 	root, err := getRun(ctx, ledger, id, store.RunFilter{RootsOnly: true})
 	if err != nil {
 		return err

@@ -163,7 +163,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	}
 	cmdTiming.mark("ledger open")
 	defer func() {
-		ledger.Close()
+		closeLedger(ledger, cmd.ErrOrStderr())
 		cmdTiming.mark("ledger close")
 	}()
 	if f.session != "" {

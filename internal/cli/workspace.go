@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/telemetry/otelenv"
 	"github.com/deputyhq/deputy/workspace"
@@ -74,6 +75,14 @@ func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*cliWorkspace, error) {
 	}
 	w.Grant = w.Grant.Restrict(g.allowTools, g.denyTools)
 	return &cliWorkspace{Workspace: w, flags: g, stderr: cmd.ErrOrStderr()}, nil
+}
+
+// closeLedger closes the ledger of a command that records runs, and warns
+// when what it recorded did not reach the file (store.Store.Close).
+func closeLedger(st *store.Store, stderr io.Writer) {
+	if err := st.Close(); err != nil {
+		fmt.Fprintln(stderr, "deputy: warning:", err)
+	}
 }
 
 // agent returns a runnable agent and prints the warnings of the agents it
