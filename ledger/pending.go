@@ -9,8 +9,9 @@ import (
 // Pending collects the writes a ledger was allowed to queue without waiting
 // for them to commit (see Queue). The engine uses one per run: the run goes
 // on while its writes are committed in the background, and Wait makes it
-// stop where what it did so far must be on disk (before a model call
-// follows its tool results, before its envelope goes back to its parent).
+// stop where what it did so far must be on disk (before the tool calls of
+// a model answer run, before a model call follows its tool results, before
+// its envelope goes back to its parent).
 //
 // A Pending is used by one goroutine at a time for Add and Wait; the
 // ledger's writer reports through the functions Add returns, from its own.
