@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/deputyhq/deputy/ledger"
 )
 
 // ledgerSizes are the stored-message counts the benchmarks run against.
@@ -239,5 +241,50 @@ func BenchmarkOpen(b *testing.B) {
 			}
 			b.ReportMetric(float64(fi.Size())/4120, "wal-pages")
 		})
+	}
+}
+
+// BenchmarkQueuedChildren is the ledger's side of a wide fan-out
+// (delegate's BenchmarkFanOut10k): one op is a child's seven rows, queued
+// the way the engine queues them (ledger.Queue) — its run, task message and
+// spawn event, its answer, complete event and finish, and its parent's tool
+// result — and the time is until every queued row is committed, that is
+// the writer's cost per child. Allocations are the callers' and the
+// writer's together.
+func BenchmarkQueuedChildren(b *testing.B) {
+	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "fan.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	root := Run{Agent: "root", Task: "go"}
+	mustCreate(b, s, &root)
+	var rootWrites, childWrites ledger.Pending
+	rootCtx := ledger.Queue(context.Background(), &rootWrites)
+	ctx := ledger.Queue(context.Background(), &childWrites)
+	fields := []byte(`{"depth":1,"kind":"subagent","label":"leaf"}`)
+	seq := 1
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N { // not b.Loop: the wait after the loop must be timed
+		r := Run{ParentID: root.ID, RootID: root.ID, Kind: KindSubagent, Depth: 1, Agent: "leaf", Task: "part 1", ToolCallID: "call_1"}
+		must(b, s.CreateRun(ctx, &r))
+		must(b, s.AppendMessage(ctx, &Message{RunID: r.ID, Seq: 1, Role: "user", Content: r.Task}))
+		must(b, s.AppendEvent(ctx, &Event{RunID: r.ID, RootID: root.ID, Type: "spawn", Fields: fields}))
+		must(b, s.AppendMessage(ctx, &Message{RunID: r.ID, Seq: 2, Role: "assistant", Content: "ok", InputTokens: 10, OutputTokens: 1}))
+		must(b, s.AppendEvent(ctx, &Event{RunID: r.ID, RootID: root.ID, Type: "complete", Fields: fields}))
+		r.Status, r.Output, r.Turns, r.InputTokens, r.OutputTokens = StatusOK, "ok", 1, 10, 1
+		must(b, s.FinishRun(ctx, &r))
+		seq++
+		must(b, s.AppendMessage(rootCtx, &Message{RunID: root.ID, Seq: seq, Role: "tool", Content: "ok", ToolCallID: "call_1", ToolName: "call_agent"}))
+	}
+	must(b, childWrites.Wait())
+	must(b, rootWrites.Wait())
+}
+
+func must(b *testing.B, err error) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
 	}
 }

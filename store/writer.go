@@ -229,20 +229,42 @@ type wtx struct {
 	ctx context.Context
 	tx  *sql.Tx
 	w   *writer
+	// stmts are the writer's prepared statements bound to tx, made on first
+	// use: a batch repeats a few statements many times, and binding one to
+	// the transaction (Tx.StmtContext) allocates each time it is done.
+	stmts map[*sql.Stmt]*sql.Stmt
+}
+
+// stmt returns the prepared form of query bound to t's transaction, or nil
+// when query is not one of the writer's prepared statements.
+func (t *wtx) stmt(query string) *sql.Stmt {
+	st, ok := t.w.stmts[query]
+	if !ok {
+		return nil
+	}
+	if bound, ok := t.stmts[st]; ok {
+		return bound
+	}
+	if t.stmts == nil {
+		t.stmts = make(map[*sql.Stmt]*sql.Stmt, len(t.w.stmts))
+	}
+	bound := t.tx.StmtContext(t.ctx, st) // closed with the transaction
+	t.stmts[st] = bound
+	return bound
 }
 
 // exec runs a statement, reusing its prepared form when there is one.
 func (t *wtx) exec(query string, args ...any) (sql.Result, error) {
-	if st, ok := t.w.stmts[query]; ok {
-		return t.tx.StmtContext(t.ctx, st).ExecContext(t.ctx, args...)
+	if st := t.stmt(query); st != nil {
+		return st.ExecContext(t.ctx, args...)
 	}
 	return t.tx.ExecContext(t.ctx, query, args...)
 }
 
 // queryRow runs a query that returns at most one row.
 func (t *wtx) queryRow(query string, args ...any) *sql.Row {
-	if st, ok := t.w.stmts[query]; ok {
-		return t.tx.StmtContext(t.ctx, st).QueryRowContext(t.ctx, args...)
+	if st := t.stmt(query); st != nil {
+		return st.QueryRowContext(t.ctx, args...)
 	}
 	return t.tx.QueryRowContext(t.ctx, query, args...)
 }
