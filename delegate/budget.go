@@ -357,6 +357,20 @@ func (b *budget) exhausted() error {
 	return nil
 }
 
+// BudgetTurnsStop is the budget stop of a run (label) that used the limit
+// turns its [budget] set.
+func BudgetTurnsStop(label string, limit int) error {
+	return &QuotaError{Quota: "budget.turns", Limit: fmt.Sprint(limit),
+		Used: fmt.Sprintf("%d turns have been used by %s", limit, label)}
+}
+
+// BudgetTimeStop is the budget stop of a run whose deadline was the time
+// budget (limit) of run label, elapsed after label started.
+func BudgetTimeStop(label string, limit, elapsed time.Duration) error {
+	return &QuotaError{Quota: "budget.time", Limit: roundDur(limit).String(),
+		Used: fmt.Sprintf("%s had passed since %s started", roundDur(elapsed), label)}
+}
+
 // stopOf turns how a run ended into the budget stop it was when its budget
 // bound it: the turn limit its [budget] turns set, or a deadline that is
 // the [budget] time of the run or of an ancestor (a child of a run out of
@@ -368,16 +382,14 @@ func (b *budget) stopOf(ctx, runCtx context.Context, s *Scope, err error) error 
 	}
 	var mt *agent.MaxTurnsError
 	if b.turnsBound && errors.As(err, &mt) {
-		return &QuotaError{Quota: "budget.turns", Limit: fmt.Sprint(mt.Limit),
-			Used: fmt.Sprintf("%d turns have been used by %s", mt.Limit, b.label)}
+		return BudgetTurnsStop(b.label, mt.Limit)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) || !errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 		return err
 	}
 	for o := b; o != nil; o = o.parent {
 		if o.limit.Time > 0 && !o.start.Add(o.limit.Time).After(s.Deadline) {
-			return &QuotaError{Quota: "budget.time", Limit: roundDur(o.limit.Time).String(),
-				Used: fmt.Sprintf("%s had passed since %s started", roundDur(time.Since(o.start)), o.label)}
+			return BudgetTimeStop(o.label, o.limit.Time, time.Since(o.start))
 		}
 	}
 	return err
@@ -423,14 +435,23 @@ type budgetProvider struct {
 }
 
 func (p budgetProvider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (*llm.Response, error) {
-	left, capped := p.b.tokensLeft()
-	if capped && left > 0 && left <= math.MaxInt32 && (req.Params.MaxTokens == nil || int64(*req.Params.MaxTokens) > left) {
+	if left, capped := p.b.tokensLeft(); capped {
+		req = lowerMaxTokens(req, left)
+	}
+	return p.Provider.Generate(ctx, req, onEvent)
+}
+
+// lowerMaxTokens returns req with its max output tokens lowered to left,
+// the tokens its budget chain has left (a copy; req itself when there is
+// nothing to lower or the chain is spent).
+func lowerMaxTokens(req *llm.Request, left int64) *llm.Request {
+	if left > 0 && left <= math.MaxInt32 && (req.Params.MaxTokens == nil || int64(*req.Params.MaxTokens) > left) {
 		n := int(left)
 		narrowed := *req
 		narrowed.Params.MaxTokens = &n
 		req = &narrowed
 	}
-	return p.Provider.Generate(ctx, req, onEvent)
+	return req
 }
 
 // spentBefore is the budget stop of a run resumed with its budget already

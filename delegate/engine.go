@@ -670,10 +670,7 @@ func roundDur(d time.Duration) time.Duration {
 // with StatusBudget (budget.stopOf); tokens and dollars are checked after
 // each model call against s and every ancestor.
 func (e *Engine) applyBudget(s, parent *Scope, r run) run {
-	own := r.budget
-	if r.agent != nil {
-		own = narrowBudget(own, r.agent.Budget)
-	}
+	own := ownBudget(r)
 	s.budget = &budget{limit: own, label: r.label, start: s.Started}
 	if parent != nil {
 		s.budget.parent = parent.budget
@@ -688,12 +685,28 @@ func (e *Engine) applyBudget(s, parent *Scope, r run) run {
 			left = max(left-r.resumed.elapsed, time.Nanosecond)
 		}
 	}
-	if left > 0 && (r.timeout == 0 || left <= r.timeout) {
-		r.timeout = left
-	}
-	if own.Turns > 0 && (r.maxTurns == 0 || own.Turns <= r.maxTurns) {
-		r.maxTurns = own.Turns
-		s.budget.turnsBound = true
-	}
+	r.timeout, r.maxTurns, s.budget.turnsBound = budgetLimits(left, own.Turns, r.timeout, r.maxTurns)
 	return r
+}
+
+// ownBudget is r's own budget: the root's flags narrowed by its agent's
+// [budget].
+func ownBudget(r run) config.Budget {
+	if r.agent != nil {
+		return narrowBudget(r.budget, r.agent.Budget)
+	}
+	return r.budget
+}
+
+// budgetLimits narrows a run's timeout to the time its budget leaves
+// (left) and its max turns to its budget's turns; turnsBound says the turn
+// limit is then the budget's.
+func budgetLimits(left time.Duration, turns int, timeout time.Duration, maxTurns int) (time.Duration, int, bool) {
+	if left > 0 && (timeout == 0 || left <= timeout) {
+		timeout = left
+	}
+	if turns > 0 && (maxTurns == 0 || turns <= maxTurns) {
+		return timeout, turns, true
+	}
+	return timeout, maxTurns, false
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/price"
 )
 
 // Executor decides where an admitted child run executes: in this process,
@@ -109,13 +111,32 @@ type RunSpec struct {
 	// Sequential runs the tool calls of one response one at a time (the
 	// agent's sub_agents.parallel = false).
 	Sequential bool `json:"sequential,omitempty"`
+	// Budget is the run's own budget: a root's flags narrowed by its
+	// agent's [budget], or a child's agent's [budget]. Its time and turns
+	// already narrow Timeout and MaxTurns.
+	Budget config.Budget `json:"budget,omitzero"`
+	// Chain is what an executor that counts the tree itself keeps of the
+	// budgets of the run and its ancestors (BudgetChain); nil when they
+	// have none.
+	Chain *BudgetChain `json:"budget_chain,omitempty"`
+	// Prices, on a root, are the price table's entries from the
+	// submitting process's settings: a tree's dollars are priced with the
+	// embedded table and them.
+	Prices map[string]price.Price `json:"prices,omitempty"`
+}
+
+// BudgetTurns reports whether the run's turn limit is its budget's turns:
+// reaching it is a budget stop (BudgetTurnsStop), not max_turns.
+func (sp RunSpec) BudgetTurns() bool {
+	return sp.Budget.Turns > 0 && sp.MaxTurns == sp.Budget.Turns
 }
 
 func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
 	sp := RunSpec{RunID: id, ToolCallID: toolCallID, Kind: r.kind, Label: r.label, System: r.system,
 		Messages: r.messages, HistoryLen: r.historyLen, Task: r.task, Model: r.model, Params: r.params,
 		MaxTurns: r.maxTurns, Timeout: r.timeout, Workdir: r.workdir, SubagentOn: r.subagentOn,
-		QueryTools: r.queryTools, Summary: r.summary, Quiet: r.quiet, SessionID: r.sessionID}
+		QueryTools: r.queryTools, Summary: r.summary, Quiet: r.quiet, SessionID: r.sessionID, Budget: ownBudget(r)}
+	sp.Timeout, sp.MaxTurns, _ = budgetLimits(sp.Budget.Time, sp.Budget.Turns, sp.Timeout, sp.MaxTurns)
 	if parent != nil {
 		sp.ParentID, sp.RootID, sp.Depth = parent.RunID, parent.RootID, parent.Depth+1
 		sp.MaxDepth = parent.maxDepth

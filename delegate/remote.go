@@ -165,7 +165,9 @@ func (e *Engine) Describe(req RunRequest) (RunSpec, error) {
 	if err != nil {
 		return RunSpec{}, err
 	}
+	r.budget = req.Budget
 	sp := specOf(ledger.NewID(), nil, "", r)
+	sp.Prices = e.Prices.Overrides()
 	if e.Quotas != (Quotas{}) {
 		q := e.Quotas
 		sp.Quotas = &q

@@ -111,10 +111,22 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 		env.DurationMS = env.Duration.Milliseconds()
 	}()
 
-	if spec.ParentID == "" && spec.Quotas != nil && spec.TreeStart.IsZero() {
-		spec.TreeStart = start // max_total_time runs from here
+	if spec.ParentID == "" {
+		if spec.Quotas != nil && spec.TreeStart.IsZero() {
+			spec.TreeStart = start // max_total_time runs from here
+		}
+		spec.Chain = delegate.ChainOf(nil, spec.Label, spec.Budget, start)
 	}
-	tree := newQuotas(ctx, spec)
+	tree := newBooks(ctx, spec)
+	// callModel makes one model call, its max output tokens lowered to
+	// what the run's budget chain has left.
+	callModel := func(msgs []llm.Message, noTools bool) (llm.Response, error) {
+		in := ModelInput{Spec: spec, Messages: msgs, NoTools: noTools}
+		in.Spec.Params = tree.params(ctx, spec.Params)
+		var resp llm.Response
+		err := workflow.ExecuteActivity(ctx, ModelActivity, in).Get(ctx, &resp)
+		return resp, err
+	}
 
 	maxTurns := spec.MaxTurns
 	if maxTurns <= 0 {
@@ -126,8 +138,8 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 	checkLoop := len(spec.OutputSchema) > 0 && spec.Summary == ""
 	repaired := false
 	for {
-		var resp llm.Response
-		if err := workflow.ExecuteActivity(ctx, ModelActivity, ModelInput{Spec: spec, Messages: msgs}).Get(ctx, &resp); err != nil {
+		resp, err := callModel(msgs, false)
+		if err != nil {
 			return failed(env, err), nil
 		}
 		env.Turns++
@@ -167,6 +179,11 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 			}
 			env.Status, env.MaxTurnsReached = delegate.StatusMaxTurns, true
 			env.Error = (&agent.MaxTurnsError{Limit: maxTurns}).Error()
+			if spec.BudgetTurns() {
+				// The limit is the run's [budget] turns: a budget stop.
+				env.Status, env.MaxTurnsReached = delegate.StatusBudget, false
+				env.Error = delegate.BudgetTurnsStop(spec.Label, maxTurns).Error()
+			}
 			break
 		}
 		results := runCalls(ctx, spec, tree, msg.ToolCalls, env)
@@ -177,8 +194,8 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 	if spec.Summary != "" && env.Status != delegate.StatusBudget {
 		msgs = append(msgs, llm.UserMessage(spec.Summary))
 		for repaired := false; ; {
-			var resp llm.Response
-			if err := workflow.ExecuteActivity(ctx, ModelActivity, ModelInput{Spec: spec, Messages: msgs, NoTools: true}).Get(ctx, &resp); err != nil {
+			resp, err := callModel(msgs, true)
+			if err != nil {
 				return failed(env, err), nil
 			}
 			env.Usage = env.Usage.Add(resp.Usage)
@@ -229,7 +246,7 @@ func checkOutput(ctx workflow.Context, spec delegate.RunSpec, env *delegate.Enve
 // child over; the child, once the tree's quotas admit it, runs as a child
 // workflow (all children of the response at once), and a second activity
 // renders its envelope, or the refusal of a child the quotas did not admit.
-func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *quotas, calls []llm.ToolCall, env *delegate.Envelope) []tool.Result {
+func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []llm.ToolCall, env *delegate.Envelope) []tool.Result {
 	if spec.Sequential && len(calls) > 1 {
 		// sub_agents.parallel = false: one call at a time, as locally.
 		results := make([]tool.Result, 0, len(calls))
@@ -245,6 +262,7 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *quotas, calls [
 	results := make([]tool.Result, len(calls))
 	children := make([]workflow.ChildWorkflowFuture, len(calls))
 	refused := make([]*delegate.Envelope, len(calls))
+	specs := make([]*delegate.RunSpec, len(calls))
 	for i, f := range steps {
 		var out delegate.ToolOutcome
 		if err := f.Get(ctx, &out); err != nil {
@@ -265,17 +283,27 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *quotas, calls [
 				ParentID: spec.RunID, Status: delegate.StatusBudget, Error: refusal, StartedAt: workflow.Now(ctx)}
 			continue
 		}
-		if tree != nil {
+		bound := func(left time.Duration) {
+			if opts.WorkflowExecutionTimeout == 0 || left < opts.WorkflowExecutionTimeout {
+				opts.WorkflowExecutionTimeout = left
+			}
+		}
+		if spec.Quotas != nil {
 			out.Child.Quotas, out.Child.TreeStart = spec.Quotas, spec.TreeStart
 			if limit := spec.Quotas.MaxTotalTime; limit > 0 {
 				// A child's deadline is bounded by what the tree's time
 				// quota leaves, as locally.
-				left := spec.TreeStart.Add(limit).Sub(workflow.Now(ctx))
-				if opts.WorkflowExecutionTimeout == 0 || left < opts.WorkflowExecutionTimeout {
-					opts.WorkflowExecutionTimeout = left
-				}
+				bound(spec.TreeStart.Add(limit).Sub(workflow.Now(ctx)))
 			}
 		}
+		// The child's budgets only narrow its parent's: it is counted
+		// when a budget of its chain is, and its deadline is bounded by
+		// the time budgets of its chain.
+		out.Child.Chain = delegate.ChainOf(spec.Chain, out.Child.Label, out.Child.Budget, workflow.Now(ctx))
+		if left, ok := out.Child.Chain.TimeLeft(workflow.Now(ctx)); ok {
+			bound(max(left, time.Millisecond))
+		}
+		specs[i] = out.Child
 		children[i] = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), WorkflowName, *out.Child)
 	}
 	for i, cf := range children {
@@ -291,6 +319,12 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *quotas, calls [
 				child = delegate.Envelope{RunID: calls[i].ID, Status: delegate.StatusError, Error: err.Error()}
 				if temporal.IsTimeoutError(err) {
 					child.Status = delegate.StatusTimeout
+					if stop := specs[i].Chain.TimeStop(workflow.Now(ctx)); stop != nil {
+						// Its deadline was a time budget of its chain.
+						child = delegate.Envelope{RunID: specs[i].RunID, ParentID: spec.RunID, Kind: specs[i].Kind,
+							Label: specs[i].Label, Model: specs[i].Model, Depth: specs[i].Depth,
+							Status: delegate.StatusBudget, Error: stop.Error()}
+					}
 				}
 			}
 			env.Children = append(env.Children, &child)

@@ -97,6 +97,9 @@ func attach(cmd *cobra.Command, g *globals, id string, asJSON bool) error {
 	defer cl.Close()
 	spec := delegate.RunSpec{RunID: root.ID, RootID: root.ID, Label: root.Agent, Model: root.Model, Task: root.Task,
 		Workdir: root.Workdir, SessionID: root.SessionID}
+	if a, _, err := w.Agent(root.Agent); err == nil {
+		spec.Budget.Time = a.Budget.Time // a root its time budget ended is recorded as such
+	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "deputy-temporal: waiting for run %s on Temporal (%s, namespace %s)\n", root.ID, c.hostPort, c.namespace)
 	return await(ctx, cmd, w.Engine(l), cl, spec, root.StartedAt, asJSON)
 }
@@ -148,6 +151,10 @@ func await(ctx context.Context, cmd *cobra.Command, eng *delegate.Engine, cl cli
 		case temporal.IsTimeoutError(err):
 			// --timeout: the root workflow's execution timeout.
 			env.Status, env.Error = delegate.StatusTimeout, "timed out (the run's --timeout); Temporal ended its workflows"
+			if stop := delegate.ChainOf(nil, spec.Label, spec.Budget, started).TimeStop(time.Now()); stop != nil {
+				// The root's [budget] time ended it.
+				env.Status, env.Error = delegate.StatusBudget, stop.Error()
+			}
 		case temporal.IsCanceledError(err):
 			env.Status, env.Error = delegate.StatusCancelled, "cancelled on Temporal"
 		case temporal.IsTerminatedError(err):

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -183,6 +184,8 @@ type runFlags struct {
 	model, skill, workdir string
 	detach, json          bool
 	timeout               time.Duration
+	maxTokens             int64
+	maxUSD                float64
 }
 
 // unsupported are deputy run's flags that a run on Temporal does not have
@@ -193,8 +196,6 @@ var unsupported = []struct {
 	bool        bool
 	why         string
 }{
-	{name: "max-tokens", why: "budgets are not counted across a tree on Temporal"},
-	{name: "max-usd", why: "budgets are not counted across a tree on Temporal"},
 	{name: "session", why: "sessions are local"},
 	{name: "dry-run", bool: true, why: "use deputy run --dry-run without --temporal: it shows the same request"},
 	{name: "verbose", short: "v", bool: true, why: "steps are not streamed from Temporal"},
@@ -231,6 +232,8 @@ process stopped waiting.`,
 	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's, else the current directory)")
 	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model (overrides the agent's)")
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
+	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "token budget of the run, sub-agents included; the run stops with status budget after the model call that reaches it (default none)")
+	fl.Float64Var(&f.maxUSD, "max-usd", 0, "the same budget in dollars, by this process's price table; not enforced for a model without a price (default none)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none): the root workflow's execution timeout")
 	for _, u := range unsupported {
 		if u.bool {
@@ -269,6 +272,9 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 			return usage(err)
 		}
 	}
+	if f.maxTokens < 0 || f.maxUSD < 0 || math.IsNaN(f.maxUSD) || math.IsInf(f.maxUSD, 0) {
+		return usage(errors.New("--max-tokens and --max-usd must not be negative"))
+	}
 	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
 		return usage(fmt.Errorf("working directory %s does not exist", workdir))
 	}
@@ -298,7 +304,8 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	}
 	defer l.Close()
 	eng := w.Engine(l)
-	spec, err := eng.Describe(delegate.RunRequest{Agent: a, Task: task, Context: piped, Model: f.model, Workdir: workdir})
+	spec, err := eng.Describe(delegate.RunRequest{Agent: a, Task: task, Context: piped, Model: f.model, Workdir: workdir,
+		Budget: config.Budget{Tokens: f.maxTokens, USD: f.maxUSD}})
 	if err != nil {
 		return usage(err)
 	}
@@ -314,6 +321,10 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	// The whole tree's limit: when it passes, Temporal ends the root
 	// workflow and, with it, the children still running.
 	opts := client.StartWorkflowOptions{ID: spec.RunID, TaskQueue: c.queue, WorkflowExecutionTimeout: f.timeout}
+	if t := spec.Budget.Time; t > 0 && (opts.WorkflowExecutionTimeout == 0 || t < opts.WorkflowExecutionTimeout) {
+		// The root's [budget] time bounds the tree as --timeout does.
+		opts.WorkflowExecutionTimeout = t
+	}
 	run, err := cl.ExecuteWorkflow(ctx, opts, durable.WorkflowName, spec)
 	if err != nil {
 		return err

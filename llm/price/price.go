@@ -4,6 +4,7 @@
 package price
 
 import (
+	"maps"
 	"regexp"
 
 	"github.com/deputyhq/deputy/llm"
@@ -78,6 +79,16 @@ type Table struct {
 // entry for a model in the table replaces its price, others add models.
 func NewTable(extra map[string]Price) *Table {
 	return &Table{extra: extra}
+}
+
+// Overrides returns the prices laid over the embedded table (NewTable's
+// extra), nil when there are none: with the embedded table, all a table
+// is.
+func (t *Table) Overrides() map[string]Price {
+	if t == nil || len(t.extra) == 0 {
+		return nil
+	}
+	return maps.Clone(t.extra)
 }
 
 // dated matches the suffix of a dated or pinned model name
