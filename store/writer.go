@@ -10,8 +10,13 @@ import (
 
 // defaultMaxBatch bounds how many queued writes share one transaction. Bigger batches
 // amortize the commit further, but a batch that fails is retried write by write, and
-// every caller in it waits for the whole batch.
-const defaultMaxBatch = 128
+// every caller in it waits for the whole batch. A commit writes every page the batch
+// changed to the WAL, one system call each, and the hot pages (the tables' and
+// indexes' last leaves) are the same for every write: a wide fan-out's queue
+// (thousands of children's rows) is committed in about a quarter less time at 1024
+// than at 128 (BenchmarkQueuedChildren), while a batch still takes only
+// milliseconds.
+const defaultMaxBatch = 1024
 
 // writeFunc is one caller's write. It runs on the writer goroutine inside a
 // transaction that may hold other callers' writes too, so it must only touch its own
