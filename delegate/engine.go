@@ -543,7 +543,7 @@ func closingEvents(env *Envelope, s *Scope, err error) []Event {
 		evs[0].Envelope = env
 		return evs
 	}
-	evs := make([]Event, 0, 3)
+	evs := make([]Event, 0, 1) // the two others are rare: append grows it then
 	if env.MaxTurnsReached {
 		mt := addEvent(&evs, EventMaxTurnsExceeded, s)
 		var m *agent.MaxTurnsError
