@@ -188,7 +188,10 @@ func (t *books) used(ctx workflow.Context, u llm.Usage, wantsMore bool) string {
 	if t == nil {
 		return ""
 	}
-	a := treeAsk{Usage: u, Model: t.spec.Model, Check: wantsMore}
+	a := treeAsk{Usage: u, Check: wantsMore}
+	if t.spec.Chain != nil && t.spec.Chain.Counted {
+		a.Model = t.spec.Model // to price u
+	}
 	if t.spec.ParentID == "" {
 		if t.spec.Chain == nil || !t.spec.Chain.Counted {
 			return "" // nothing of the root's own is counted

@@ -263,6 +263,7 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 	children := make([]workflow.ChildWorkflowFuture, len(calls))
 	refused := make([]*delegate.Envelope, len(calls))
 	specs := make([]*delegate.RunSpec, len(calls))
+	started := make([]time.Time, len(calls))
 	for i, f := range steps {
 		var out delegate.ToolOutcome
 		if err := f.Get(ctx, &out); err != nil {
@@ -303,7 +304,7 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 		if left, ok := out.Child.Chain.TimeLeft(workflow.Now(ctx)); ok {
 			bound(max(left, time.Millisecond))
 		}
-		specs[i] = out.Child
+		specs[i], started[i] = out.Child, workflow.Now(ctx)
 		children[i] = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), WorkflowName, *out.Child)
 	}
 	for i, cf := range children {
@@ -323,7 +324,9 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 						// Its deadline was a time budget of its chain.
 						child = delegate.Envelope{RunID: specs[i].RunID, ParentID: spec.RunID, Kind: specs[i].Kind,
 							Label: specs[i].Label, Model: specs[i].Model, Depth: specs[i].Depth,
-							Status: delegate.StatusBudget, Error: stop.Error()}
+							StartedAt: started[i], Status: delegate.StatusBudget, Error: stop.Error()}
+						child.Duration = workflow.Now(ctx).Sub(started[i])
+						child.DurationMS = child.Duration.Milliseconds()
 					}
 				}
 			}

@@ -48,6 +48,11 @@ random tail, or "last".`,
 					return usage(fmt.Errorf("--%s is not supported for a run on Temporal: it goes on there by itself (docs/durable.md)", name))
 				}
 			}
+			for _, name := range []string{"max-tokens", "max-usd"} {
+				if cmd.Flags().Changed(name) {
+					return usage(fmt.Errorf("--%s is not supported for a run on Temporal: it goes on there with the budget it was submitted with (docs/durable.md)", name))
+				}
+			}
 			return attach(cmd, g, args[0], asJSON)
 		},
 	}
@@ -57,7 +62,9 @@ random tail, or "last".`,
 	fl.Bool("retry-failed", false, "not supported on Temporal")
 	fl.String("timeout", "", "not supported on Temporal")
 	fl.BoolP("verbose", "v", false, "not supported on Temporal")
-	for _, name := range []string{"retry-failed", "timeout", "verbose"} {
+	fl.String("max-tokens", "", "not supported on Temporal")
+	fl.String("max-usd", "", "not supported on Temporal")
+	for _, name := range []string{"retry-failed", "timeout", "verbose", "max-tokens", "max-usd"} {
 		_ = fl.MarkHidden(name)
 	}
 	cmd.AddCommand(resume)

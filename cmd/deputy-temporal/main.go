@@ -247,6 +247,9 @@ process stopped waiting.`,
 }
 
 func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task string) error {
+	if f.maxTokens < 0 || f.maxUSD < 0 || math.IsNaN(f.maxUSD) || math.IsInf(f.maxUSD, 0) {
+		return usage(errors.New("--max-tokens and --max-usd must not be negative"))
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, err := g.load(cmd.ErrOrStderr())
@@ -271,9 +274,6 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 		if workdir, err = filepath.Abs(f.workdir); err != nil {
 			return usage(err)
 		}
-	}
-	if f.maxTokens < 0 || f.maxUSD < 0 || math.IsNaN(f.maxUSD) || math.IsInf(f.maxUSD, 0) {
-		return usage(errors.New("--max-tokens and --max-usd must not be negative"))
 	}
 	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
 		return usage(fmt.Errorf("working directory %s does not exist", workdir))
