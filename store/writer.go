@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -63,6 +64,16 @@ type writer struct {
 	// only one belongs to the transaction. Read-only after newWriter.
 	stmts map[string]*sql.Stmt
 
+	// conn is the pool's one connection, held by the writer for its life, and
+	// raw the hot statements prepared on it a second time, at the driver's
+	// level: exec binds their arguments itself instead of through
+	// database/sql, which allocates a converted copy of every argument list
+	// (a child's rows carry about sixty values). Used on the writer's
+	// goroutine only.
+	conn *sql.Conn
+	raw  map[string]driver.StmtExecContext
+	ex   rawExec
+
 	// Counters for tests and benchmarks: transactions attempted for batches, and
 	// batches that had to be retried write by write.
 	batches, retried atomic.Int64
@@ -86,13 +97,60 @@ func newWriter(ctx context.Context, db *sql.DB, maxBatch int, prepare []string) 
 		}
 		w.stmts[q] = st
 	}
+	if err := w.prepareRaw(ctx, prepare); err != nil {
+		w.closeStmts()
+		return nil, err
+	}
 	go w.run()
 	return w, nil
 }
 
+// prepareRaw takes the pool's connection for the writer and prepares the
+// statements on it with the driver itself. The statements database/sql
+// prepared on the same connection stay usable in the writer's transactions.
+func (w *writer) prepareRaw(ctx context.Context, prepare []string) error {
+	conn, err := w.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("take the write connection: %w", err)
+	}
+	w.conn = conn
+	w.raw = make(map[string]driver.StmtExecContext, len(prepare))
+	w.ex.fn = w.ex.run
+	return conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return nil // database/sql's path for every statement
+		}
+		for _, q := range prepare {
+			ds, err := pc.PrepareContext(ctx, q)
+			if err != nil {
+				return fmt.Errorf("prepare %q: %w", q, err)
+			}
+			ec, ok := ds.(driver.StmtExecContext)
+			if !ok {
+				_ = ds.Close()
+				continue
+			}
+			w.raw[q] = ec
+		}
+		return nil
+	})
+}
+
 func (w *writer) closeStmts() {
+	if w.conn != nil {
+		_ = w.conn.Raw(func(any) error {
+			for _, st := range w.raw {
+				_ = st.(driver.Stmt).Close()
+			}
+			return nil
+		})
+	}
 	for _, st := range w.stmts {
 		_ = st.Close()
+	}
+	if w.conn != nil {
+		_ = w.conn.Close() // back to the pool, for closeAll's last statements
 	}
 }
 
@@ -212,7 +270,7 @@ func (w *writer) runTx(batch []writeReq) (failed int, err error) {
 	// Writes are short and local; the writer does not inherit any caller's deadline,
 	// so that a batch is never cut short on behalf of one caller.
 	ctx := context.Background()
-	tx, err := w.db.BeginTx(ctx, nil)
+	tx, err := w.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return -1, fmt.Errorf("begin write: %w", err)
 	}
@@ -260,6 +318,9 @@ func (t *wtx) stmt(query string) *sql.Stmt {
 
 // exec runs a statement, reusing its prepared form when there is one.
 func (t *wtx) exec(query string, args ...any) (sql.Result, error) {
+	if ds, ok := t.w.raw[query]; ok {
+		return t.w.ex.exec(t.ctx, t.w.conn, ds, args)
+	}
 	if st := t.stmt(query); st != nil {
 		return st.ExecContext(t.ctx, args...)
 	}
@@ -277,4 +338,77 @@ func (t *wtx) queryRow(query string, args ...any) *sql.Row {
 // query runs a query inside the transaction.
 func (t *wtx) query(query string, args ...any) (*sql.Rows, error) {
 	return t.tx.QueryContext(t.ctx, query, args...)
+}
+
+// rawExec runs a driver-level statement on the writer's connection, inside
+// whatever transaction is open on it. Its buffer and its callback are made
+// once, so that a write allocates no more than the driver does.
+type rawExec struct {
+	fn func(any) error // run, bound once
+
+	ctx  context.Context
+	st   driver.StmtExecContext
+	args []driver.NamedValue
+	res  driver.Result
+}
+
+func (e *rawExec) exec(ctx context.Context, conn *sql.Conn, st driver.StmtExecContext, args []any) (sql.Result, error) {
+	if n := st.(driver.Stmt).NumInput(); n >= 0 && n != len(args) {
+		return nil, fmt.Errorf("sql: expected %d arguments, got %d", n, len(args))
+	}
+	e.args = e.args[:0]
+	for i, a := range args {
+		var name string
+		if na, ok := a.(sql.NamedArg); ok {
+			name, a = na.Name, na.Value
+		}
+		v, err := driverValue(a)
+		if err != nil {
+			return nil, fmt.Errorf("sql: converting argument $%d type: %w", i+1, err)
+		}
+		e.args = append(e.args, driver.NamedValue{Name: name, Ordinal: i + 1, Value: v})
+	}
+	e.ctx, e.st = ctx, st
+	err := conn.Raw(e.fn)
+	res := e.res
+	clear(e.args) // keep no caller's values alive
+	e.ctx, e.st, e.res = nil, nil, nil
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (e *rawExec) run(any) error {
+	res, err := e.st.ExecContext(e.ctx, e.args)
+	e.res = res
+	return err
+}
+
+// driverValue converts an argument as database/sql does for a driver without
+// a converter of its own (driver.DefaultParameterConverter), with the types
+// the store passes most often converted without it.
+func driverValue(a any) (driver.Value, error) {
+	switch v := a.(type) {
+	case nil, string, int64, float64, bool, []byte:
+		return v, nil
+	case int:
+		return int64(v), nil
+	case sql.NullString:
+		if !v.Valid {
+			return nil, nil
+		}
+		return v.String, nil
+	case sql.NullInt64:
+		if !v.Valid {
+			return nil, nil
+		}
+		return v.Int64, nil
+	case sql.NullFloat64:
+		if !v.Valid {
+			return nil, nil
+		}
+		return v.Float64, nil
+	}
+	return driver.DefaultParameterConverter.ConvertValue(a)
 }
