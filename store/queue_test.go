@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/deputyhq/deputy/ledger"
 )
@@ -118,5 +121,89 @@ func TestQueuedMessagesStopAtAFailure(t *testing.T) {
 	}
 	if got, err := s.GetRun(context.Background(), run.ID); err != nil || got.Status != StatusOK || got.Output != "done" {
 		t.Errorf("run = %+v, %v; want its end recorded", got, err)
+	}
+}
+
+// TestQueuedEventsKeepTheirOrder: queued events are inserted several to a
+// statement at the end of their batch; an event whose caller waits for its ID
+// is inserted at once, after the queued ones before it. Read back, every
+// event is there with its fields and time, in the order the calls were made.
+func TestQueuedEventsKeepTheirOrder(t *testing.T) {
+	s, err := open(context.Background(), filepath.Join(t.TempDir(), "q.db"), defaultMaxBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	release, started, blocked := holdWriter(t, s)
+	<-started
+
+	var p ledger.Pending
+	ctx := ledger.Queue(context.Background(), &p)
+	const runID = "r1"
+	var want []string
+	queue := func(from, to int) {
+		for i := from; i < to; i++ {
+			e := &Event{RunID: runID, RootID: runID, Type: fmt.Sprintf("e%d", i), At: time.Unix(0, int64(i+1))}
+			if i%3 == 0 {
+				e.Fields = json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))
+			}
+			if err := s.AppendEvent(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, e.Type)
+		}
+	}
+	queue(0, 100)
+	sync := &Event{RunID: runID, RootID: runID, Type: "sync"}
+	synced := make(chan error, 1)
+	go func() { synced <- s.AppendEvent(context.Background(), sync) }()
+	for i := 0; s.w.queued() < 101; i++ {
+		if i == 5000 {
+			t.Fatal("the waiting event was not queued")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	want = append(want, "sync")
+	queue(100, 150)
+
+	release()
+	if err := <-blocked; err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-synced; err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Events(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d events read back, want %d", len(got), len(want))
+	}
+	for i, e := range got {
+		if e.Type != want[i] {
+			t.Fatalf("event %d is %s, want %s", i, e.Type, want[i])
+		}
+		if e.Type == "sync" {
+			if e.ID != sync.ID {
+				t.Errorf("the waiting event's ID is %d, recorded as %d", sync.ID, e.ID)
+			}
+			continue
+		}
+		var n int
+		fmt.Sscanf(e.Type, "e%d", &n)
+		if !e.At.Equal(time.Unix(0, int64(n+1))) {
+			t.Errorf("event %s: at %v", e.Type, e.At)
+		}
+		wantFields := ""
+		if n%3 == 0 {
+			wantFields = fmt.Sprintf(`{"i":%d}`, n)
+		}
+		if string(e.Fields) != wantFields {
+			t.Errorf("event %s: fields %s, want %q", e.Type, e.Fields, wantFields)
+		}
 	}
 }

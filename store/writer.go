@@ -73,6 +73,13 @@ type writer struct {
 	conn *sql.Conn
 	raw  map[string]driver.StmtExecContext
 	ex   rawExec
+	// events are the open transaction's queued events' values (eventColumns
+	// each), inserted together before its commit (flushEvents); the buffer
+	// is kept from one transaction to the next.
+	events []driver.NamedValue
+	// eventStmts[k] inserts 1<<k events in one statement, prepared on first
+	// use (flushEvents).
+	eventStmts [maxEventRowsLog + 1]driver.StmtExecContext
 
 	// Counters for tests and benchmarks: transactions attempted for batches, and
 	// batches that had to be retried write by write.
@@ -142,6 +149,11 @@ func (w *writer) closeStmts() {
 		_ = w.conn.Raw(func(any) error {
 			for _, st := range w.raw {
 				_ = st.(driver.Stmt).Close()
+			}
+			for _, st := range w.eventStmts {
+				if st != nil {
+					_ = st.(driver.Stmt).Close()
+				}
 			}
 			return nil
 		})
@@ -275,11 +287,19 @@ func (w *writer) runTx(batch []writeReq) (failed int, err error) {
 		return -1, fmt.Errorf("begin write: %w", err)
 	}
 	t := &wtx{ctx: ctx, tx: tx, w: w}
+	defer w.dropEvents() // flushed or rolled back
 	for i, r := range batch {
 		if err := r.fn(t); err != nil {
 			_ = tx.Rollback()
 			return i, err
 		}
+	}
+	if err := t.flushEvents(); err != nil {
+		// Which write's event failed is not known here: blaming the first
+		// one makes commit retry the batch write by write, where each
+		// write's events are flushed on their own.
+		_ = tx.Rollback()
+		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
 		return -1, fmt.Errorf("commit write: %w", err)
@@ -348,14 +368,12 @@ type rawExec struct {
 
 	ctx  context.Context
 	st   driver.StmtExecContext
-	args []driver.NamedValue
+	args []driver.NamedValue // exec's buffer
+	nv   []driver.NamedValue // the arguments of the statement being run
 	res  driver.Result
 }
 
 func (e *rawExec) exec(ctx context.Context, conn *sql.Conn, st driver.StmtExecContext, args []any) (sql.Result, error) {
-	if n := st.(driver.Stmt).NumInput(); n >= 0 && n != len(args) {
-		return nil, fmt.Errorf("sql: expected %d arguments, got %d", n, len(args))
-	}
 	e.args = e.args[:0]
 	for i, a := range args {
 		var name string
@@ -368,11 +386,20 @@ func (e *rawExec) exec(ctx context.Context, conn *sql.Conn, st driver.StmtExecCo
 		}
 		e.args = append(e.args, driver.NamedValue{Name: name, Ordinal: i + 1, Value: v})
 	}
-	e.ctx, e.st = ctx, st
+	res, err := e.execNamed(ctx, conn, st, e.args)
+	clear(e.args) // keep no caller's values alive
+	return res, err
+}
+
+// execNamed runs st with arguments already converted.
+func (e *rawExec) execNamed(ctx context.Context, conn *sql.Conn, st driver.StmtExecContext, args []driver.NamedValue) (sql.Result, error) {
+	if n := st.(driver.Stmt).NumInput(); n >= 0 && n != len(args) {
+		return nil, fmt.Errorf("sql: expected %d arguments, got %d", n, len(args))
+	}
+	e.ctx, e.st, e.nv = ctx, st, args
 	err := conn.Raw(e.fn)
 	res := e.res
-	clear(e.args) // keep no caller's values alive
-	e.ctx, e.st, e.res = nil, nil, nil
+	e.ctx, e.st, e.nv, e.res = nil, nil, nil, nil
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +407,7 @@ func (e *rawExec) exec(ctx context.Context, conn *sql.Conn, st driver.StmtExecCo
 }
 
 func (e *rawExec) run(any) error {
-	res, err := e.st.ExecContext(e.ctx, e.args)
+	res, err := e.st.ExecContext(e.ctx, e.nv)
 	e.res = res
 	return err
 }
