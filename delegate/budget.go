@@ -7,10 +7,12 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -68,6 +70,9 @@ type Tree struct {
 	warnUnpriced sync.Once
 	// ledgerErr is the first ledger write of the tree that failed.
 	ledgerErr error
+	// notOpen is set when a write failed because the ledger was never
+	// opened (ledger.ErrNotOpen): nothing of the tree is recorded.
+	notOpen atomic.Bool
 
 	mu     sync.Mutex
 	spawns int
@@ -80,6 +85,9 @@ type Tree struct {
 // ledgerFailed keeps err when it is the tree's first failed ledger write,
 // and reports whether it was.
 func (t *Tree) ledgerFailed(err error) bool {
+	if errors.Is(err, ledger.ErrNotOpen) {
+		t.notOpen.Store(true)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ledgerErr != nil {
@@ -87,6 +95,16 @@ func (t *Tree) ledgerFailed(err error) bool {
 	}
 	t.ledgerErr = err
 	return true
+}
+
+// unrecorded is the error that stops a run of the tree before its tool
+// calls run: the ledger could not be opened, so nothing the run did would
+// be recorded. It is nil otherwise.
+func (t *Tree) unrecorded() error {
+	if t == nil || !t.notOpen.Load() {
+		return nil
+	}
+	return t.ledgerError()
 }
 
 func (t *Tree) ledgerError() error {

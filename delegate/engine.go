@@ -349,6 +349,11 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		ToolConcurrency: e.toolConcurrency(r),
 		Guard:           withToolHooks(e.guard(s, policy), s),
 		AfterModelCall: func(_ context.Context, u llm.Usage) error {
+			// The message asking for the calls has settled (loopListener):
+			// a ledger that never opened is known by now.
+			if err := tree.unrecorded(); err != nil {
+				return err
+			}
 			if err := s.budget.exhausted(); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package delegate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -49,6 +50,13 @@ type Ledger interface {
 // LedgerErr, which deputy run shows. After it the run's later messages are
 // not written (ledger.Pending), so its recorded conversation stops there
 // without a hole: a resume would continue it from there.
+//
+// One failure is fatal: a ledger that could not be opened at all, given to
+// the run while it was still opening (ledger.ErrNotOpen; package
+// workspace's OpenLedgerAsync). Nothing of the run is recorded then, so
+// the run stops with that error before any of its tool calls runs
+// (Spec.AfterModelCall, after the message asking for them has settled);
+// the caller reports the error, so it is not logged as a warning here.
 
 // queued returns the context for s's ledger writes: queued ones when s has
 // a Pending, else plain (waited for) ones.
@@ -76,7 +84,7 @@ func (e *Engine) ledgerFailed(msg string, s *Scope, err error) {
 	if e.Logger == nil {
 		return
 	}
-	if first {
+	if first && !errors.Is(err, ledger.ErrNotOpen) {
 		e.Logger.Warn(msg+" failed; the run goes on, but the ledger's record of it is incomplete", "run", s.RunID, "agent", s.Label, "err", err)
 		return
 	}
@@ -267,8 +275,9 @@ func (e *Engine) storeEvent(ctx context.Context, ev *Event) {
 	}
 	raw := f.bytes()
 	err := e.Ledger.AppendEvent(ctx, &ledger.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
-	if err != nil && e.Logger != nil {
-		// Telemetry: one warning, not one per event of a failing ledger.
+	if err != nil && e.Logger != nil && !errors.Is(err, ledger.ErrNotOpen) {
+		// Telemetry: one warning, not one per event of a failing ledger
+		// (none for one that never opened: its caller reports that).
 		level := slog.LevelDebug
 		if e.eventWarned.CompareAndSwap(false, true) {
 			level = slog.LevelWarn

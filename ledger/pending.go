@@ -79,3 +79,10 @@ func PendingFrom(ctx context.Context) *Pending {
 	p, _ := ctx.Value(pendingKey{}).(*Pending)
 	return p
 }
+
+// ErrNotOpen is what every write to a ledger that could not be opened fails
+// with (errors.Is), when a run was given the ledger while it was still
+// opening (package workspace's OpenLedgerAsync). Nothing of such a run is
+// recorded, so the engine stops it before any of its tool calls runs,
+// where a failed write to an open ledger lets the run go on.
+var ErrNotOpen = errors.New("the ledger could not be opened")

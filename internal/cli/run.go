@@ -157,16 +157,19 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	}
 	defer flushTraces()
 	cmdTiming.mark("config")
-	ledger, err := w.OpenLedger(ctx)
-	if err != nil {
-		return err
-	}
+	// The ledger opens while the run starts: the run's first writes wait
+	// in order for it, and the run waits for them (so for the open) before
+	// any tool call runs; a ledger that cannot be opened stops the run
+	// there, and the command fails as if it had opened it first.
+	ledger := w.OpenLedgerAsync(ctx)
 	cmdTiming.mark("ledger open")
 	defer func() {
 		closeLedger(ledger, cmd.ErrOrStderr())
 		cmdTiming.mark("ledger close")
 	}()
 	if f.session != "" {
+		// The session's history goes into the first model call: this
+		// waits for the open.
 		exs, err := ledger.Window(ctx, f.session, 0)
 		if err != nil {
 			return err
@@ -194,6 +197,10 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	env := engine.Run(ctx, req)
 	cmdTiming.mark("run")
 	stopProgress()
+	if _, err := ledger.Store(context.WithoutCancel(ctx)); err != nil {
+		// Nothing of the run is recorded, and none of its tool calls ran.
+		return err
+	}
 	if f.session != "" && env.OK() {
 		ex := store.Exchange{RunID: env.RunID, Query: taskWithContext(task, stdinText), Answer: env.Output}
 		if err := ledger.AppendExchange(context.WithoutCancel(ctx), f.session, ex); err != nil {

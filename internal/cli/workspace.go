@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/telemetry/otelenv"
 	"github.com/deputyhq/deputy/workspace"
@@ -79,7 +78,7 @@ func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*cliWorkspace, error) {
 
 // closeLedger closes the ledger of a command that records runs, and warns
 // when what it recorded did not reach the file (store.Store.Close).
-func closeLedger(st *store.Store, stderr io.Writer) {
+func closeLedger(st io.Closer, stderr io.Writer) {
 	if err := st.Close(); err != nil {
 		fmt.Fprintln(stderr, "deputy: warning:", err)
 	}
