@@ -47,7 +47,7 @@ func run() error {
 	flag.IntVar(&o.runs[1], "n1", 22, "runs of each program for row 1 (zero latency)")
 	flag.IntVar(&o.runs[2], "n2", 7, "runs of each program for row 2 (nested 3×3)")
 	flag.IntVar(&o.runs[3], "n3", 5, "runs of each program for row 3 (flat 256)")
-	flag.IntVar(&o.runs[4], "n4", 3, "runs of deputy for rows 4 and 5 (10,000 children), and as many of their baseline")
+	flag.IntVar(&o.runs[4], "n4", 5, "runs of deputy for rows 4 and 5 (10,000 children), and as many of their baseline")
 	flag.IntVar(&o.children, "children", 10000, "row 4's number of children")
 	flag.StringVar(&o.idealSpec, "ideal", "", "internal: run the ideal client from this JSON file")
 	flag.Parse()
