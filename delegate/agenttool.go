@@ -121,7 +121,7 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 	e.emit(&spawn)
 	onSpawnHook(ctx, s)
 
-	env := &Envelope{RunID: id, ParentID: parent.RunID, Kind: KindTool, Label: label, Depth: s.Depth, StartedAt: start}
+	env := &Envelope{RunID: id, ParentID: parent.RunID, Kind: KindTool, Label: label, Task: task, Depth: s.Depth, StartedAt: start}
 	out, err := callFunc(runCtx, fn)
 	if err == nil {
 		env.Output, env.OutputJSON = string(out), out

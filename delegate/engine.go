@@ -257,7 +257,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		narrowMaxDepth(s, 0)
 	}
 	e.budgetRun(s, parent, r)
-	env := &Envelope{RunID: id, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Model: r.model, Depth: s.Depth, StartedAt: start}
+	env := &Envelope{RunID: id, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Task: r.task, Model: r.model, Depth: s.Depth, StartedAt: start}
 	if parent == nil {
 		e.emitRunStart(s, r.task)
 	}

@@ -39,6 +39,10 @@ type Envelope struct {
 	OutputJSON json.RawMessage `json:"output_json,omitempty"`
 	// Error is the reason a run did not end ok, in words a model can read.
 	Error string `json:"error,omitempty"`
+	// Task is what the run was asked: the task a parent gave its child
+	// (the ledger's runs.task). An executor that records a tree run
+	// elsewhere (Engine.RecordTree) has it from here.
+	Task string `json:"task,omitempty"`
 	// Err is the error behind Error, for errors.Is; not serialised.
 	Err error `json:"-"`
 	// Usage is this run's own model calls; TreeUsage adds every

@@ -25,7 +25,7 @@ func TestRecordTreeAsALocalRunWould(t *testing.T) {
 	h.engine.Ledger = st
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	child := &delegate.Envelope{RunID: "01CHILD0000000000000000000", ParentID: "01ROOT00000000000000000000", Kind: delegate.KindCallAgent,
-		Label: "researcher", Depth: 1, Status: delegate.StatusError, Error: "boom", Turns: 1, StartedAt: start.Add(time.Second),
+		Label: "researcher", Task: "find the tides", Depth: 1, Status: delegate.StatusError, Error: "boom", Turns: 1, StartedAt: start.Add(time.Second),
 		DurationMS: 2000, Usage: llm.Usage{InputTokens: 5, OutputTokens: 1}, TreeUsage: llm.Usage{InputTokens: 5, OutputTokens: 1}}
 	root := &delegate.Envelope{RunID: "01ROOT00000000000000000000", Kind: delegate.KindRoot, Label: "lead", Status: delegate.StatusOK,
 		Output: "done", Turns: 2, StartedAt: start, DurationMS: 5000, Usage: llm.Usage{InputTokens: 10, OutputTokens: 2},
@@ -40,12 +40,15 @@ func TestRecordTreeAsALocalRunWould(t *testing.T) {
 	if r.Status != "ok" || r.Task != "tides" || r.TreeInputTokens != 15 || !r.FinishedAt.Equal(start.Add(5*time.Second)) || r.Workdir != "/w" {
 		t.Errorf("root row %+v", r)
 	}
-	if c.ParentID != root.RunID || c.Status != "error" || c.Error != "boom" || c.Depth != 1 || c.Kind != "call_agent" {
+	if c.ParentID != root.RunID || c.Status != "error" || c.Error != "boom" || c.Depth != 1 || c.Kind != "call_agent" || c.Task != "find the tides" {
 		t.Errorf("child row %+v", c)
 	}
 	var types []string
 	for _, ev := range h.events {
 		types = append(types, string(ev.Type))
+		if ev.Type == delegate.EventSpawn && ev.Task != "find the tides" {
+			t.Errorf("spawn event's task %q, want the child's", ev.Task)
+		}
 	}
 	if got := fmt.Sprint(types); got != "[run_start spawn error run_end]" {
 		t.Errorf("events %s", got)
@@ -82,7 +85,7 @@ func TestRecordSubmittedThenEnded(t *testing.T) {
 	}
 
 	child := &delegate.Envelope{RunID: "01CHILD0000000000000000000", ParentID: spec.RunID, Kind: delegate.KindCallAgent,
-		Label: "researcher", Depth: 1, Status: delegate.StatusOK, Output: "found", Turns: 1, StartedAt: start.Add(time.Second),
+		Label: "researcher", Task: "find the tides", Depth: 1, Status: delegate.StatusOK, Output: "found", Turns: 1, StartedAt: start.Add(time.Second),
 		DurationMS: 2000, Usage: llm.Usage{InputTokens: 5, OutputTokens: 1}, TreeUsage: llm.Usage{InputTokens: 5, OutputTokens: 1}}
 	root := &delegate.Envelope{RunID: spec.RunID, Kind: delegate.KindRoot, Label: "lead", Status: delegate.StatusOK,
 		Output: "done", Turns: 2, StartedAt: start, DurationMS: 5000, Usage: llm.Usage{InputTokens: 10, OutputTokens: 2},
@@ -95,7 +98,7 @@ func TestRecordSubmittedThenEnded(t *testing.T) {
 	if r := rows[0]; r.Status != "ok" || r.Output != "done" || r.TreeInputTokens != 15 || !r.FinishedAt.Equal(start.Add(5*time.Second)) || r.Executor != store.ExecutorTemporal {
 		t.Errorf("root row %+v", r)
 	}
-	if c := rows[1]; c.ParentID != spec.RunID || c.Status != "ok" || c.Output != "found" || c.Executor != "" {
+	if c := rows[1]; c.ParentID != spec.RunID || c.Status != "ok" || c.Output != "found" || c.Executor != "" || c.Task != "find the tides" {
 		t.Errorf("child row %+v", c)
 	}
 	var types []string

@@ -234,9 +234,9 @@ func (e *Engine) recordChildren(ctx context.Context, parent *Scope, env *Envelop
 	for _, c := range env.Children {
 		s := &Scope{RunID: c.RunID, ParentID: parent.RunID, RootID: parent.RootID, Depth: c.Depth, Kind: c.Kind,
 			Label: c.Label, Model: c.Model, Started: c.StartedAt, Workdir: parent.Workdir}
-		e.record(ctx, s, &run{workdir: parent.Workdir, quiet: true}, c.StartedAt)
+		e.record(ctx, s, &run{task: c.Task, workdir: parent.Workdir, quiet: true}, c.StartedAt)
 		spawn := scopeEvent(EventSpawn, s)
-		spawn.Time = c.StartedAt
+		spawn.Task, spawn.Time = c.Task, c.StartedAt
 		e.emit(&spawn)
 		e.recordChildren(ctx, s, c)
 		e.recordFinish(ctx, c, s)

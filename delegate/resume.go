@@ -307,7 +307,7 @@ type resumed struct {
 // envelope rebuilds a finished run's envelope, with its subtree, from the
 // ledger.
 func (p *resumePlan) envelope(row ledger.Run) *Envelope {
-	env := &Envelope{RunID: row.ID, ParentID: row.ParentID, Kind: Kind(row.Kind), Label: row.Agent, Model: row.Model,
+	env := &Envelope{RunID: row.ID, ParentID: row.ParentID, Kind: Kind(row.Kind), Label: row.Agent, Task: row.Task, Model: row.Model,
 		Depth: row.Depth, Status: Status(row.Status), Output: row.Output, Error: row.Error,
 		Usage: llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens},

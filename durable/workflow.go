@@ -101,7 +101,7 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 		HeartbeatTimeout: HeartbeatTimeout, RetryPolicy: retryPolicy})
 	start := workflow.Now(ctx)
 	env := &delegate.Envelope{RunID: spec.RunID, ParentID: spec.ParentID, Kind: spec.Kind, Label: spec.Label,
-		Model: spec.Model, Depth: spec.Depth, StartedAt: start, Status: delegate.StatusOK}
+		Task: spec.Task, Model: spec.Model, Depth: spec.Depth, StartedAt: start, Status: delegate.StatusOK}
 	defer func() {
 		env.TreeUsage = env.Usage
 		for _, c := range env.Children {
@@ -280,7 +280,7 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 		}
 		// Admitted in call order, as a local run reserves its spawns.
 		if refusal := tree.admit(ctx); refusal != "" {
-			refused[i] = &delegate.Envelope{Kind: out.Child.Kind, Label: out.Child.Label, Depth: out.Child.Depth,
+			refused[i] = &delegate.Envelope{Kind: out.Child.Kind, Label: out.Child.Label, Task: out.Child.Task, Depth: out.Child.Depth,
 				ParentID: spec.RunID, Status: delegate.StatusBudget, Error: refusal, StartedAt: workflow.Now(ctx)}
 			continue
 		}
@@ -317,18 +317,21 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 		default:
 			var child delegate.Envelope
 			if err := cf.Get(ctx, &child); err != nil {
-				child = delegate.Envelope{RunID: calls[i].ID, Status: delegate.StatusError, Error: err.Error()}
+				// The child workflow ended without its envelope (it timed
+				// out, or was terminated): its envelope is made from its
+				// spec, as a local run's would be.
+				child = delegate.Envelope{RunID: specs[i].RunID, ParentID: spec.RunID, Kind: specs[i].Kind,
+					Label: specs[i].Label, Task: specs[i].Task, Model: specs[i].Model, Depth: specs[i].Depth,
+					StartedAt: started[i], Status: delegate.StatusError, Error: err.Error()}
 				if temporal.IsTimeoutError(err) {
 					child.Status = delegate.StatusTimeout
 					if stop := specs[i].Chain.TimeStop(workflow.Now(ctx)); stop != nil {
 						// Its deadline was a time budget of its chain.
-						child = delegate.Envelope{RunID: specs[i].RunID, ParentID: spec.RunID, Kind: specs[i].Kind,
-							Label: specs[i].Label, Model: specs[i].Model, Depth: specs[i].Depth,
-							StartedAt: started[i], Status: delegate.StatusBudget, Error: stop.Error()}
-						child.Duration = workflow.Now(ctx).Sub(started[i])
-						child.DurationMS = child.Duration.Milliseconds()
+						child.Status, child.Error = delegate.StatusBudget, stop.Error()
 					}
 				}
+				child.Duration = workflow.Now(ctx).Sub(started[i])
+				child.DurationMS = child.Duration.Milliseconds()
 			}
 			env.Children = append(env.Children, &child)
 			answer = &child

@@ -14,9 +14,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/mock"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
@@ -356,6 +360,65 @@ func TestTreeQuotasMatchALocalRun(t *testing.T) {
 				got.TreeUsage != want.TreeUsage || len(got.Children) != len(want.Children) {
 				t.Errorf("on Temporal: %s %q, %+v, %d children\nlocally:    %s %q, %+v, %d children",
 					got.Status, got.Output, got.TreeUsage, len(got.Children), want.Status, want.Output, want.TreeUsage, len(want.Children))
+			}
+		})
+	}
+}
+
+// A child workflow that ends without its envelope — it timed out, or
+// failed — gets one made from its spec: its own run id, parent, label and
+// task, as a local run's child has, not the tool call's id.
+func TestFailedChildWorkflowKeepsItsRunID(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status delegate.Status
+	}{
+		{"timeout", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, nil), delegate.StatusTimeout},
+		{"failure", temporal.NewNonRetryableApplicationError("terminated", "test", nil), delegate.StatusError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "data.txt", "DATA")
+			eng, _, lead := newEngineWith(t, noRateLimit(treeScript))
+			spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := quietSuite().NewTestWorkflowEnvironment()
+			durable.Register(env, eng)
+			// Every run is the real workflow but worker-b's, which ends
+			// with tc.err; its spec is kept to compare.
+			var bSpec delegate.RunSpec
+			env.OnWorkflow(durable.WorkflowName, mock.Anything, mock.Anything).Return(
+				func(ctx workflow.Context, s delegate.RunSpec) (*delegate.Envelope, error) {
+					if s.Label == "worker-b" {
+						bSpec = s
+						return nil, tc.err
+					}
+					return durable.AgentWorkflow(ctx, s)
+				})
+			env.ExecuteWorkflow(durable.WorkflowName, spec)
+			var got delegate.Envelope
+			if err := env.GetWorkflowResult(&got); err != nil {
+				t.Fatal(err)
+			}
+			var b *delegate.Envelope
+			for _, c := range got.Children {
+				if c.Label == "worker-b" {
+					b = c
+				}
+			}
+			if b == nil || bSpec.RunID == "" {
+				t.Fatalf("worker-b's envelope %+v, spec run id %q", b, bSpec.RunID)
+			}
+			if b.RunID != bSpec.RunID || b.ParentID != spec.RunID || b.Kind != delegate.KindCallAgent || b.Depth != 1 ||
+				b.Task != "part B" || b.Status != tc.status || b.Error == "" || b.StartedAt.IsZero() {
+				t.Errorf("worker-b's envelope: run %q parent %q kind %s depth %d task %q status %s error %q started %v; want run %q, parent %q, task \"part B\", status %s",
+					b.RunID, b.ParentID, b.Kind, b.Depth, b.Task, b.Status, b.Error, b.StartedAt, bSpec.RunID, spec.RunID, tc.status)
+			}
+			if got.Status != delegate.StatusOK || !strings.Contains(got.Output, `sub-agent "worker-b" failed`) {
+				t.Errorf("lead: %s %q", got.Status, got.Output)
 			}
 		})
 	}

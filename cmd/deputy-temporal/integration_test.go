@@ -149,9 +149,20 @@ func TestTreeSurvivesAKilledWorker(t *testing.T) {
 	if len(tree) != 17 {
 		t.Errorf("the ledger holds %d runs of the tree, want 17", len(tree))
 	}
+	// Each child's row has the task the lead gave it, as a local run's.
+	tasks := map[string]bool{}
+	for _, c := range got.Children {
+		tasks[c.Task] = true
+	}
 	for _, r := range tree {
 		if r.Status != store.StatusOK || (r.ParentID != "" && (r.ParentID != got.RunID || r.Depth != 1 || r.Kind != store.KindCallAgent)) {
 			t.Errorf("ledger row %s: %s %s depth %d parent %s", r.ID, r.Kind, r.Status, r.Depth, r.ParentID)
+		}
+		if r.ParentID != "" {
+			if !strings.HasPrefix(r.Task, "part ") || !tasks[r.Task] {
+				t.Errorf("child row %s: task %q, want one of the lead's \"part N\" tasks", r.ID, r.Task)
+			}
+			delete(tasks, r.Task)
 		}
 		if r.ID == got.RunID && (r.TreeInputTokens != got.TreeUsage.InputTokens || r.Task != "do the job") {
 			t.Errorf("root row: tree input tokens %d (want %d), task %q", r.TreeInputTokens, got.TreeUsage.InputTokens, r.Task)
