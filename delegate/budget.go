@@ -315,6 +315,25 @@ type budget struct {
 	usd    float64
 }
 
+// CheckBudget reports whether b can be a run's budget: no cap negative
+// and the dollar cap a finite number (0 is no cap). The engine refuses a
+// RunRequest or ResumeRequest whose Budget fails it; front doors call it
+// first to reject a flag before any work. Its errors name the cap, not
+// the flag.
+func CheckBudget(b config.Budget) error {
+	switch {
+	case b.Tokens < 0:
+		return fmt.Errorf("the token budget must not be negative (got %d)", b.Tokens)
+	case b.USD < 0 || math.IsNaN(b.USD) || math.IsInf(b.USD, 0):
+		return fmt.Errorf("the dollar budget must be a number, not negative (got %g)", b.USD)
+	case b.Time < 0:
+		return fmt.Errorf("the time budget must not be negative (got %s)", b.Time)
+	case b.Turns < 0:
+		return fmt.Errorf("the turn budget must not be negative (got %d)", b.Turns)
+	}
+	return nil
+}
+
 // narrowBudget returns the smaller of each of a's and b's caps (0 is no
 // cap).
 func narrowBudget(a, b config.Budget) config.Budget {

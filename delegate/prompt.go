@@ -19,6 +19,9 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 	if a == nil {
 		return run{}, fmt.Errorf("%w: no agent to run", ErrConfig)
 	}
+	if err := CheckBudget(req.Budget); err != nil {
+		return run{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	model := req.Model
 	if model == "" && !a.InheritsModel() {
 		model = a.Model

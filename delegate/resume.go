@@ -107,7 +107,7 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 		return fail(fmt.Errorf("%w: run %s ended with status %s; use --retry-failed to continue it anyway", ErrNotResumable, root.ID, root.Status))
 	}
 	r, err := e.rootRun(RunRequest{Agent: req.Agent, Task: root.Task, Model: root.Model, Workdir: root.Workdir,
-		History: req.History, SessionID: root.SessionID, OnText: req.OnText})
+		History: req.History, SessionID: root.SessionID, OnText: req.OnText, Budget: req.Budget})
 	if err != nil {
 		return fail(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -247,8 +246,12 @@ process stopped waiting.`,
 }
 
 func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task string) error {
-	if f.maxTokens < 0 || f.maxUSD < 0 || math.IsNaN(f.maxUSD) || math.IsInf(f.maxUSD, 0) {
-		return usage(errors.New("--max-tokens and --max-usd must not be negative"))
+	// The engine's rule, checked here to name the flag before any work.
+	if err := delegate.CheckBudget(config.Budget{Tokens: f.maxTokens}); err != nil {
+		return usage(fmt.Errorf("--max-tokens: %w", err))
+	}
+	if err := delegate.CheckBudget(config.Budget{USD: f.maxUSD}); err != nil {
+		return usage(fmt.Errorf("--max-usd: %w", err))
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +88,10 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	} else if f.temporal.hostPort != "" {
 		return handOverToTemporal(cmd)
 	}
+	budget, err := f.budget.get()
+	if err != nil {
+		return err
+	}
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
 		return err
@@ -123,10 +126,6 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return configErrf("working directory %s does not exist", workdir)
 	}
 	if f.model, err = modelFlag(f.model); err != nil {
-		return err
-	}
-	budget, err := f.budget.get()
-	if err != nil {
 		return err
 	}
 	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session,
@@ -390,8 +389,12 @@ func (b *budgetFlags) add(cmd *cobra.Command, of string) {
 }
 
 func (b *budgetFlags) get() (config.Budget, error) {
-	if b.maxTokens < 0 || b.maxUSD < 0 || math.IsNaN(b.maxUSD) || math.IsInf(b.maxUSD, 0) {
-		return config.Budget{}, configErrf("--max-tokens and --max-usd must not be negative")
+	// The engine's rule, checked here to name the flag before any work.
+	if err := delegate.CheckBudget(config.Budget{Tokens: b.maxTokens}); err != nil {
+		return config.Budget{}, configErrf("--max-tokens: %v", err)
+	}
+	if err := delegate.CheckBudget(config.Budget{USD: b.maxUSD}); err != nil {
+		return config.Budget{}, configErrf("--max-usd: %v", err)
 	}
 	return config.Budget{Tokens: b.maxTokens, USD: b.maxUSD}, nil
 }
