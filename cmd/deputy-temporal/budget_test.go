@@ -31,20 +31,8 @@ func TestBudgetsOnTheDevServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".deputy", "agents", "worker.toml"), []byte(worker), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	env = append(env, "DEPUTY_TEMPORAL_MAIN=1")
-	queue := "budget-" + time.Now().Format("150405.000000000")
-	w := exec.Command(self, "worker", "--temporal", hostPort, "--task-queue", queue)
-	w.Dir, w.Env = dir, env
-	var workerErr bytes.Buffer
-	w.Stderr = &workerErr
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	self, queue, workerErr := startWorker(t, hostPort, dir, env, "budget")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

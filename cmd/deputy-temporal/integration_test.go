@@ -270,6 +270,28 @@ func setupTree(t *testing.T, configYAML string) (hostPort, dir string, fake *llm
 	return hostPort, dir, fake, env
 }
 
+// startWorker starts this test binary as deputy-temporal's worker on a
+// fresh task queue named after prefix, in dir with env (which must set
+// DEPUTY_TEMPORAL_MAIN=1), killed when the test ends. It returns the
+// binary, for the run to be submitted with, the queue and the worker's
+// stderr, to show when the run fails.
+func startWorker(t *testing.T, hostPort, dir string, env []string, prefix string) (self, queue string, stderr *bytes.Buffer) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue = prefix + "-" + time.Now().Format("150405.000000000")
+	w := exec.Command(self, "worker", "--temporal", hostPort, "--task-queue", queue)
+	stderr = new(bytes.Buffer)
+	w.Dir, w.Env, w.Stderr = dir, env, stderr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	return self, queue, stderr
+}
+
 func startDevServer(t *testing.T, cli string) string {
 	t.Helper()
 	port, uiPort := freePort(t), freePort(t)

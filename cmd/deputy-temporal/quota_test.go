@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -27,20 +26,8 @@ import (
 // answers: every child is accounted for, ok or stopped by the quota.
 func TestTreeQuotasAcrossWorkflows(t *testing.T) {
 	hostPort, dir, _, env := setupTree(t, "agent:\n  subagent:\n    max_total_tokens: 100\n")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	env = append(env, "DEPUTY_TEMPORAL_MAIN=1")
-	queue := "quota-" + time.Now().Format("150405.000000000")
-	worker := exec.Command(self, "worker", "--temporal", hostPort, "--task-queue", queue)
-	worker.Dir, worker.Env = dir, env
-	var workerErr bytes.Buffer
-	worker.Stderr = &workerErr
-	if err := worker.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = worker.Process.Kill(); _ = worker.Wait() })
+	self, queue, workerErr := startWorker(t, hostPort, dir, env, "quota")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

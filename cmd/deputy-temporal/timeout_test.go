@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,18 +20,8 @@ import (
 // exits 3 with its root recorded as timed out.
 func TestRunTimeout(t *testing.T) {
 	hostPort, dir, _, env := setupTree(t, "")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	env = append(env, "DEPUTY_TEMPORAL_MAIN=1")
-	queue := "timeout-" + time.Now().Format("150405.000000000")
-	worker := exec.Command(self, "worker", "--temporal", hostPort, "--task-queue", queue)
-	worker.Dir, worker.Env = dir, env
-	if err := worker.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = worker.Process.Kill(); _ = worker.Wait() })
+	self, queue, _ := startWorker(t, hostPort, dir, env, "timeout")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -40,7 +29,7 @@ func TestRunTimeout(t *testing.T) {
 	run.Dir, run.Env = dir, env
 	var stderr bytes.Buffer
 	run.Stderr = &stderr
-	err = run.Run()
+	err := run.Run()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 3 || !strings.Contains(stderr.String(), "timed out") {
 		t.Fatalf("run --timeout 1s: %v, stderr %s; want exit 3, timed out", err, stderr.String())

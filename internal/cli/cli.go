@@ -20,7 +20,7 @@ import (
 // Exit codes of the deputy command.
 const (
 	ExitOK          = 0
-	ExitFailed      = 1 // the agent failed: max turns, an error it could not recover from
+	ExitFailed      = 1 // the agent failed: max turns, a spent budget, an error it could not recover from
 	ExitConfig      = 2 // configuration or usage error
 	ExitProvider    = 3 // provider error: auth, unreachable, rate limit after retries, timeout
 	ExitInterrupted = 130

@@ -37,8 +37,8 @@ whose answer was not recorded is made again, and tool calls whose results were
 not recorded are run again (see docs/durable.md for which tools are safe to
 repeat). The tree's quotas and budgets continue from what was spent; the
 run's budget is the one it started with, which --max-tokens and --max-usd
-can only narrow. The run keeps its id;
-'deputy runs show' lists its earlier attempts.
+can only narrow. The run keeps its id; 'deputy runs show' lists its earlier
+attempts.
 
 The agent's current definition is used, with the run's recorded model and
 working directory. --retry-failed also continues a run that ended with an

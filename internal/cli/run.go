@@ -54,8 +54,8 @@ after the task. The agent may delegate to its sub-agents (call_agent), to
 ad-hoc sub-agents (subagent) and to subqueries (llm_query and the [llm_tool_*]
 specializations); only their final results come back to it.
 
-Exit codes: 0 ok, 1 the agent failed (max turns, an error it could not recover
-from), 2 configuration error, 3 provider error (auth, unreachable, rate limit
+Exit codes: 0 ok, 1 the agent failed (max turns, a spent budget, an error it
+could not recover from), 2 configuration error, 3 provider error (auth, unreachable, rate limit
 after retries, timeout), 130 interrupted.`,
 		Example: `  deputy run reviewer "check the diff" < change.diff
   deputy run lead --model anthropic/claude-sonnet-4-5 -v "summarize the repo"
