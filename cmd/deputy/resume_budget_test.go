@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/deputyhq/deputy/llm/llmtest"
 )
 
 // The lead spends 100 tokens on its first call, which asks a worker (200
@@ -62,24 +59,8 @@ func TestResumeKeepsBudget(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			script, err := llmtest.ParseScript([]byte(budgetFake))
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := llmtest.NewServer(script, llmtest.ServerOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+			srv, deputy := deputyOnFake(t, dir, []byte(budgetFake))
 			db := filepath.Join(dir, "ledger.db")
-			env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"),
-				"XDG_DATA_HOME="+filepath.Join(dir, "home", "data"), "DEPUTY_DB="+db, "DEPUTY_LOG=",
-				"OPENAI_BASE_URL="+srv.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
-			deputy := func(args ...string) *exec.Cmd {
-				cmd := exec.Command("deputy", args...)
-				cmd.Dir, cmd.Env = dir, env
-				return cmd
-			}
 
 			first := deputy("run", "--json", "--max-tokens", "1500", "lead", "go")
 			if err := first.Start(); err != nil {

@@ -75,24 +75,8 @@ func runTree(t *testing.T, kills []int) treeResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := llmtest.ParseScript(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := llmtest.NewServer(script, llmtest.ServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv, deputy := deputyOnFake(t, dir, raw)
 	db := filepath.Join(dir, "ledger.db")
-	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"),
-		"XDG_DATA_HOME="+filepath.Join(dir, "home", "data"), "DEPUTY_DB="+db, "DEPUTY_LOG=",
-		"OPENAI_BASE_URL="+srv.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
-	deputy := func(args ...string) *exec.Cmd {
-		cmd := exec.Command("deputy", args...)
-		cmd.Dir, cmd.Env = dir, env
-		return cmd
-	}
 
 	args := []string{"run", "--json", "lead", "do the job"}
 	var runID string
@@ -153,6 +137,31 @@ func waitRequests(t *testing.T, srv *llmtest.Server, n int) {
 		}
 	}
 	t.Fatalf("the fake received %d requests, not %d", len(srv.Requests()), n)
+}
+
+// deputyOnFake starts the fake LLM server on the script fakeYAML, closed
+// when the test ends, and returns it with a maker of deputy commands run
+// in dir with a private home, the ledger dir/ledger.db and the fake as
+// OpenAI.
+func deputyOnFake(t *testing.T, dir string, fakeYAML []byte) (*llmtest.Server, func(args ...string) *exec.Cmd) {
+	t.Helper()
+	script, err := llmtest.ParseScript(fakeYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := llmtest.NewServer(script, llmtest.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"),
+		"XDG_DATA_HOME="+filepath.Join(dir, "home", "data"), "DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "DEPUTY_LOG=",
+		"OPENAI_BASE_URL="+srv.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
+	return srv, func(args ...string) *exec.Cmd {
+		cmd := exec.Command("deputy", args...)
+		cmd.Dir, cmd.Env = dir, env
+		return cmd
+	}
 }
 
 func rootRun(t *testing.T, db string) string {
