@@ -253,6 +253,9 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	if err := delegate.CheckBudget(config.Budget{USD: f.maxUSD}); err != nil {
 		return usage(fmt.Errorf("--max-usd: %w", err))
 	}
+	if f.timeout < 0 {
+		return usage(fmt.Errorf("--timeout must not be negative (got %s)", f.timeout))
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, err := g.load(cmd.ErrOrStderr())
@@ -318,9 +321,6 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	}
 	defer cl.Close()
 	start := time.Now()
-	if f.timeout < 0 {
-		return usage(errors.New("--timeout must not be negative"))
-	}
 	// The whole tree's limit: when it passes, Temporal ends the root
 	// workflow and, with it, the children still running.
 	opts := client.StartWorkflowOptions{ID: spec.RunID, TaskQueue: c.queue, WorkflowExecutionTimeout: f.timeout}

@@ -68,6 +68,9 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	if err != nil {
 		return err
 	}
+	if f.timeout < 0 {
+		return configErrf("--timeout must not be negative (got %s)", f.timeout)
+	}
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
 		return err

@@ -92,6 +92,9 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if err != nil {
 		return err
 	}
+	if f.timeout < 0 {
+		return configErrf("--timeout must not be negative (got %s)", f.timeout)
+	}
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
 		return err
