@@ -254,14 +254,42 @@ func (t *Tree) Usage() llm.Usage {
 
 // deadline narrows d to what the tree's time quota leaves.
 func (t *Tree) deadline(d time.Time) time.Time {
-	if t.quotas.MaxTotalTime <= 0 {
+	return t.quotas.narrowDeadline(d, t.start)
+}
+
+// narrowDeadline narrows d (zero: none) to the end of max_total_time for a
+// tree that started at treeStart.
+func (q Quotas) narrowDeadline(d, treeStart time.Time) time.Time {
+	if q.MaxTotalTime <= 0 {
 		return d
 	}
-	end := t.start.Add(t.quotas.MaxTotalTime)
+	end := treeStart.Add(q.MaxTotalTime)
 	if d.IsZero() || end.Before(d) {
 		return end
 	}
 	return d
+}
+
+// ChildTimeout is how long a child starting at now may run on an executor
+// that takes a timeout rather than a context (Temporal): its own timeout
+// (0: none), narrowed as a local child's deadline is, to what the tree's
+// time quota leaves (q nil: none) and what its budget chain's time budgets
+// leave (at least a millisecond, so that the child starts and ends with the
+// budget stop). 0 means no limit.
+func ChildTimeout(own time.Duration, q *Quotas, treeStart time.Time, chain *BudgetChain, now time.Time) time.Duration {
+	limit := own
+	bound := func(left time.Duration) {
+		if limit == 0 || left < limit {
+			limit = left
+		}
+	}
+	if q != nil && q.MaxTotalTime > 0 {
+		bound(q.narrowDeadline(time.Time{}, treeStart).Sub(now))
+	}
+	if left, ok := chain.TimeLeft(now); ok {
+		bound(max(left, time.Millisecond))
+	}
+	return limit
 }
 
 // boundedProvider takes a slot of the tree's model-call bound around each

@@ -274,36 +274,21 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 			results[i] = out.Result
 			continue
 		}
-		opts := workflow.ChildWorkflowOptions{WorkflowID: out.Child.RunID}
-		if out.Child.Timeout > 0 {
-			opts.WorkflowExecutionTimeout = out.Child.Timeout
-		}
 		// Admitted in call order, as a local run reserves its spawns.
 		if refusal := tree.admit(ctx); refusal != "" {
 			refused[i] = &delegate.Envelope{Kind: out.Child.Kind, Label: out.Child.Label, Task: out.Child.Task, Depth: out.Child.Depth,
 				ParentID: spec.RunID, Status: delegate.StatusBudget, Error: refusal, StartedAt: workflow.Now(ctx)}
 			continue
 		}
-		bound := func(left time.Duration) {
-			if opts.WorkflowExecutionTimeout == 0 || left < opts.WorkflowExecutionTimeout {
-				opts.WorkflowExecutionTimeout = left
-			}
-		}
 		if spec.Quotas != nil {
 			out.Child.Quotas, out.Child.TreeStart = spec.Quotas, spec.TreeStart
-			if limit := spec.Quotas.MaxTotalTime; limit > 0 {
-				// A child's deadline is bounded by what the tree's time
-				// quota leaves, as locally.
-				bound(spec.TreeStart.Add(limit).Sub(workflow.Now(ctx)))
-			}
 		}
 		// The child's budgets only narrow its parent's: it is counted
-		// when a budget of its chain is, and its deadline is bounded by
-		// the time budgets of its chain.
+		// when a budget of its chain is, and its deadline is bounded, as
+		// locally, by the tree's time quota and its chain's time budgets.
 		out.Child.Chain = delegate.ChainOf(spec.Chain, out.Child.Label, out.Child.Budget, workflow.Now(ctx))
-		if left, ok := out.Child.Chain.TimeLeft(workflow.Now(ctx)); ok {
-			bound(max(left, time.Millisecond))
-		}
+		opts := workflow.ChildWorkflowOptions{WorkflowID: out.Child.RunID,
+			WorkflowExecutionTimeout: delegate.ChildTimeout(out.Child.Timeout, spec.Quotas, spec.TreeStart, out.Child.Chain, workflow.Now(ctx))}
 		specs[i], started[i] = out.Child, workflow.Now(ctx)
 		children[i] = workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, opts), WorkflowName, *out.Child)
 	}
