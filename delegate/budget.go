@@ -65,6 +65,10 @@ type Tree struct {
 	notes *scratchpad
 	// hooks are the root run's Hooks, for every run of the tree.
 	hooks *Hooks
+	// tools are the agents' own tools by toolsKey (agentTools), and
+	// offered the tool names of those registries (noteOffered): shared by
+	// the runs of the tree, read-only.
+	tools, offered sync.Map
 	// warnUnpriced warns once that a usd budget cannot hold for a model
 	// without a price.
 	warnUnpriced sync.Once

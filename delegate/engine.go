@@ -110,6 +110,10 @@ type Engine struct {
 	running sync.Map
 	// eventWarned: a failed event write has been logged as a warning.
 	eventWarned atomic.Bool
+	// specNames is the set of Specializations' tool names
+	// (specializationNames).
+	specNames     map[string]bool
+	specNamesOnce sync.Once
 }
 
 // RunRequest asks for a root run of an agent.
@@ -213,7 +217,7 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 		return e.refuseSpawn(parent, r, err)
 	}
 	id := ledger.NewID()
-	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: *r, callID: toolCallID(ctx)})
+	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})
 }
 
 // refuseSpawn is the envelope and event of a child the tree's quotas
@@ -250,6 +254,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	}
 	if e.Ledger != nil {
 		s.writes = new(ledger.Pending)
+		// One context for all the run's queued writes (its start,
+		// messages, end and events).
+		s.queue = ledger.Queue(context.Background(), s.writes)
 	}
 	if parent != nil {
 		narrowMaxDepth(s, parent.maxDepth)
@@ -310,10 +317,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		deadline = tree.deadline(deadline)
 	}
 	s.Deadline = deadline
-	runCtx, cancel := context.WithCancel(ctx)
-	if !deadline.IsZero() {
-		runCtx, cancel = context.WithDeadline(ctx, deadline)
-	}
+	runCtx, cancel := runContext(ctx, deadline)
 	defer cancel()
 	runCtx = WithScope(runCtx, s)
 	e.running.Store(id, cancel)
@@ -431,6 +435,17 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		parent.addChild(env)
 	}
 	return env
+}
+
+// runContext is the context a run runs in: ctx with the run's deadline,
+// or cancellable only. (One context, not a cancellable one under a
+// deadline: every context registers with its parent's until cancelled, so
+// a fan-out's children would each leave one more behind in their parent.)
+func runContext(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	if deadline.IsZero() {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline)
 }
 
 // resolveModel is Models.ForModel, except that a child on its parent's

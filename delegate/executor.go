@@ -34,19 +34,21 @@ type Child struct {
 	ID     string
 	e      *Engine
 	parent *Scope
-	r      run
+	// r is the spawner's description of the child, which the child's run
+	// takes over (not a copy: a sleeping child of a wide fan-out keeps it).
+	r *run
 	// callID is the parent's tool call that spawns the child.
 	callID string
 }
 
 // Run executes the child in this process.
 func (c *Child) Run(ctx context.Context) *Envelope {
-	return c.e.execute(ctx, c.parent, c.parent.tree, c.ID, &c.r)
+	return c.e.execute(ctx, c.parent, c.parent.tree, c.ID, c.r)
 }
 
 // Spec describes the child in data, for an executor that runs it in
 // another process.
-func (c *Child) Spec() RunSpec { return specOf(c.ID, c.parent, c.callID, c.r) }
+func (c *Child) Spec() RunSpec { return specOf(c.ID, c.parent, c.callID, *c.r) }
 
 type executorKey struct{}
 

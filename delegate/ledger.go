@@ -64,7 +64,7 @@ func (s *Scope) queued() context.Context {
 	if s.writes == nil {
 		return context.Background()
 	}
-	return ledger.Queue(context.Background(), s.writes)
+	return s.queue
 }
 
 // settle waits until every ledger write of s queued so far is on disk.
@@ -98,7 +98,7 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 	callCtx := ctx
 	ctx = context.WithoutCancel(ctx)
 	if s.writes != nil {
-		ctx = ledger.Queue(ctx, s.writes)
+		ctx = s.queued()
 	}
 	if r.resumed != nil {
 		if _, err := r.resumed.ledger.ResumeRun(ctx, s.RunID); err != nil {
@@ -172,7 +172,7 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r *run, model strin
 	var lastUsage llm.Usage
 	ledgerCtx := context.WithoutCancel(ctx)
 	if s.writes != nil {
-		ledgerCtx = ledger.Queue(ledgerCtx, s.writes)
+		ledgerCtx = s.queued()
 	}
 	called := false
 	return func(ev agent.Event) {

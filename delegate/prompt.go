@@ -38,7 +38,7 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 			return run{}, err
 		}
 	}
-	r, err := e.agentRun(a, KindRoot, model, workdir, req.Task, req.Context, req.History)
+	r, err := e.agentRun(nil, a, KindRoot, model, workdir, req.Task, req.Context, req.History)
 	if err != nil {
 		return run{}, err
 	}
@@ -61,11 +61,13 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 
 // agentRun describes a run of a defined agent (the root, or a call_agent
 // child): its own system prompt, skill and files, then the task.
-func (e *Engine) agentRun(a *config.Agent, kind Kind, model, workdir, task, taskContext string, history []llm.Message) (run, error) {
+// tree, when set, is the tree the run joins, whose runs of one agent share
+// its tools.
+func (e *Engine) agentRun(tree *Tree, a *config.Agent, kind Kind, model, workdir, task, taskContext string, history []llm.Message) (run, error) {
 	if err := e.Grant.workdirError(a, workdir); err != nil {
 		return run{}, err
 	}
-	base, err := e.baseTools(a, workdir)
+	base, err := e.agentTools(tree, a, workdir)
 	if err != nil {
 		return run{}, err
 	}

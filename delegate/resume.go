@@ -359,7 +359,7 @@ func (e *Engine) respawn(ctx context.Context, parent *Scope, r *run) (*Envelope,
 		e.warn("resume: reading the ledger; the child starts over", &Scope{RunID: row.ID, Label: row.Agent}, err)
 		r.resumed = &resumed{ledger: parent.tree.resume.ledger, row: row, recordStart: true}
 	}
-	c := &Child{ID: row.ID, e: e, parent: parent, r: *r, callID: row.ToolCallID}
+	c := &Child{ID: row.ID, e: e, parent: parent, r: r, callID: row.ToolCallID}
 	return e.executor(ctx).Execute(ctx, c), true
 }
 

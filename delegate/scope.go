@@ -64,6 +64,9 @@ type Scope struct {
 	// writes are this run's queued ledger writes (nil without a ledger,
 	// or for a run whose writes are waited for one by one).
 	writes *ledger.Pending
+	// queue is the context that queues writes to writes (queued); set
+	// with writes.
+	queue context.Context
 	// budget is this run's budget, chained to its ancestors'.
 	budget *budget
 

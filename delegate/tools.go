@@ -63,11 +63,59 @@ func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
 
 // noteOffered records the tool names the model of s is offered.
 func (e *Engine) noteOffered(s *Scope, reg *tool.Registry) {
-	names := reg.Names()
-	s.offered = make(map[string]bool, len(names))
-	for _, n := range names {
-		s.offered[n] = true
+	if s.tree != nil {
+		if o, ok := s.tree.offered.Load(reg); ok {
+			// Another run of the tree is offered this very registry (a
+			// fan-out's children): the set is read-only, so it is shared.
+			s.offered = o.(map[string]bool)
+			return
+		}
 	}
+	s.offered = offeredSet(reg)
+	if s.tree != nil && reg == s.base {
+		// Only a run's own tools can be shared: a registry built for one
+		// run is never offered to another.
+		s.tree.offered.Store(reg, s.offered)
+	}
+}
+
+func offeredSet(reg *tool.Registry) map[string]bool {
+	names := reg.Names()
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// agentTools is baseTools, shared within a tree: the runs of one agent
+// there, on the same built-in tools (one workdir), get the same registry,
+// so that a fan-out of thousands of one agent's children narrows it once
+// instead of keeping a copy each. A registry is not changed once built
+// (toolsFor builds a new one to add to it). tree is nil for a root, which
+// is alone.
+func (e *Engine) agentTools(tree *Tree, a *config.Agent, workdir string) (*tool.Registry, error) {
+	if tree == nil || e.External != nil {
+		// An external source's tools are its own to share or not.
+		return e.baseTools(a, workdir)
+	}
+	key := toolsKey{agent: a, all: e.Tools(workdir)}
+	if reg, ok := tree.tools.Load(key); ok {
+		return reg.(*tool.Registry), nil
+	}
+	reg, err := e.baseToolsOf(a, key.all)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := tree.tools.LoadOrStore(key, reg)
+	return actual.(*tool.Registry), nil
+}
+
+// toolsKey is an agent on a set of built-in tools (Engine.Tools of one
+// workdir).
+type toolsKey struct {
+	agent *config.Agent
+	all   *tool.Registry
 }
 
 // narrowMaxDepth sets s.maxDepth, the call_agent nesting limit in force
@@ -110,11 +158,15 @@ func (e *Engine) specialization(name string) *config.Specialization {
 }
 
 func (e *Engine) specializationNames() map[string]bool {
-	m := make(map[string]bool, len(e.Specializations))
-	for _, sp := range e.Specializations {
-		m[sp.ToolName] = true
-	}
-	return m
+	// Options are fixed before the first run: the set is made once and
+	// shared, read-only, by every run's policy.
+	e.specNamesOnce.Do(func() {
+		e.specNames = make(map[string]bool, len(e.Specializations))
+		for _, sp := range e.Specializations {
+			e.specNames[sp.ToolName] = true
+		}
+	})
+	return e.specNames
 }
 
 func (e *Engine) policyFor(s *Scope, _ *tool.Registry) *Policy {
@@ -157,7 +209,11 @@ func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) 
 // (delegation names are handled by the engine, not here), or to the
 // defaults when it names none.
 func (e *Engine) baseTools(a *config.Agent, workdir string) (*tool.Registry, error) {
-	all := e.Tools(workdir)
+	return e.baseToolsOf(a, e.Tools(workdir))
+}
+
+// baseToolsOf is baseTools from all, the built-in tools of the workdir.
+func (e *Engine) baseToolsOf(a *config.Agent, all *tool.Registry) (*tool.Registry, error) {
 	names := e.DefaultTools
 	switch {
 	case slices.Contains(a.Tools, config.ToolsAll):
