@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -92,18 +93,23 @@ func offeredSet(reg *tool.Registry) map[string]bool {
 // there, on the same built-in tools (one workdir), get the same registry,
 // so that a fan-out of thousands of one agent's children narrows it once
 // instead of keeping a copy each. A registry is not changed once built
-// (toolsFor builds a new one to add to it). tree is nil for a root, which
-// is alone.
-func (e *Engine) agentTools(tree *Tree, a *config.Agent, workdir string) (*tool.Registry, error) {
+// (toolsFor builds a new one to add to it). parent is the run's caller,
+// nil for a root, which is alone.
+func (e *Engine) agentTools(parent *Scope, a *config.Agent, workdir string) (*tool.Registry, error) {
+	var tree *Tree
+	if parent != nil {
+		tree = parent.tree
+	}
 	if tree == nil || e.External != nil {
-		// An external source's tools are its own to share or not.
-		return e.baseTools(a, workdir)
+		// An external source's tools are its own to share or not, and
+		// depend on the caller's (baseTools).
+		return e.baseTools(a, workdir, parent)
 	}
 	key := toolsKey{agent: a, all: e.Tools(workdir)}
 	if reg, ok := tree.tools.Load(key); ok {
 		return reg.(*tool.Registry), nil
 	}
-	reg, err := e.baseToolsOf(a, key.all)
+	reg, err := e.baseToolsOf(a, key.all, nil) // no external tools: the caller's do not matter
 	if err != nil {
 		return nil, err
 	}
@@ -207,13 +213,14 @@ func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) 
 
 // baseTools narrows the built-in tools to what an agent's config names
 // (delegation names are handled by the engine, not here), or to the
-// defaults when it names none.
-func (e *Engine) baseTools(a *config.Agent, workdir string) (*tool.Registry, error) {
-	return e.baseToolsOf(a, e.Tools(workdir))
+// defaults when it names none. parent is the caller of a call_agent child
+// (nil for a root): the child's MCP tools are only those its caller has.
+func (e *Engine) baseTools(a *config.Agent, workdir string, parent *Scope) (*tool.Registry, error) {
+	return e.baseToolsOf(a, e.Tools(workdir), parent)
 }
 
 // baseToolsOf is baseTools from all, the built-in tools of the workdir.
-func (e *Engine) baseToolsOf(a *config.Agent, all *tool.Registry) (*tool.Registry, error) {
+func (e *Engine) baseToolsOf(a *config.Agent, all *tool.Registry, parent *Scope) (*tool.Registry, error) {
 	names := e.DefaultTools
 	switch {
 	case slices.Contains(a.Tools, config.ToolsAll):
@@ -232,13 +239,113 @@ func (e *Engine) baseToolsOf(a *config.Agent, all *tool.Registry) (*tool.Registr
 		reg = narrowHosts(reg, a.AllowedHosts)
 	}
 	if e.External != nil {
-		for _, t := range e.External.AgentTools(a, e.Grant.AllowsServer) {
+		chain := callerMCP(parent)
+		allow := e.Grant.AllowsServer
+		if chain != nil {
+			allow = func(prefix string) bool { return e.Grant.AllowsServer(prefix) && chain.hasServer(prefix) }
+		}
+		var lacking []string
+		for _, t := range e.External.AgentTools(a, allow) {
+			if name := t.Spec().Name; chain != nil && !matchTool(chain, name) {
+				lacking = append(lacking, name)
+				continue
+			}
 			if err := reg.Add(t); err != nil && e.Logger != nil {
 				e.Logger.Warn("tool left out", "agent", a.Name, "err", err)
 			}
 		}
+		if chain != nil {
+			e.warnLacking(a, parent.Label, chain, lacking)
+		}
 	}
 	return e.Grant.Narrow(reg), nil
+}
+
+// mcpNames are the MCP tools a run has (mcp__<server>__<tool>, or
+// mcp__<server> standing for a server that did not start).
+type mcpNames []string
+
+// callerMCP lists the MCP tools of a call_agent child's caller: limits only
+// narrow, so the child gets none the caller lacks, whatever its own file
+// asks for (built-in tools are bounded by the grant alone: a lead that
+// only delegates hands its workers tools it does not use itself, but an
+// MCP server is outside access the user gave the caller's chain, or not).
+// nil for a root, which only the grant bounds.
+func callerMCP(parent *Scope) mcpNames {
+	if parent == nil {
+		return nil
+	}
+	out := mcpNames{}
+	if parent.base != nil {
+		for _, n := range parent.base.Names() {
+			if strings.HasPrefix(n, MCPToolPrefix) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// hasServer reports whether any of the names is a tool of the server
+// whose tools are named prefix__<tool>.
+func (m mcpNames) hasServer(prefix string) bool {
+	return slices.ContainsFunc(m, func(n string) bool { return n == prefix || strings.HasPrefix(n, prefix+"__") })
+}
+
+// warnLacking says once per caller, agent and names what a call_agent
+// child's own file asks for (its tools list's mcp__ entries, the servers
+// it declares) that its caller cannot pass on. What the grant refuses is
+// reported at load, and the global servers a child takes only because it
+// lists no tools are not asked for by name: neither is repeated here.
+func (e *Engine) warnLacking(a *config.Agent, caller string, chain mcpNames, lacking []string) {
+	if e.Logger == nil {
+		return
+	}
+	asks := []string{}
+	for _, n := range a.Tools {
+		if strings.HasPrefix(n, MCPToolPrefix) {
+			asks = append(asks, strings.TrimSuffix(n, "__*"))
+		}
+	}
+	for _, s := range a.MCPServers {
+		p := config.MCPToolPrefix(s.Name)
+		if !slices.ContainsFunc(asks, func(n string) bool { return n == p || strings.HasPrefix(n, p+"__") }) {
+			asks = append(asks, p)
+		}
+	}
+	var missing []string
+	for _, n := range asks {
+		whole := strings.Count(n, "__") == 1
+		switch {
+		case whole && !e.Grant.AllowsServer(n), !whole && !e.Grant.AllowsTool(n):
+			// refused by the grant, reported at load
+		case whole && !chain.hasServer(n):
+			missing = append(missing, n)
+		case whole:
+			for _, l := range lacking {
+				if strings.HasPrefix(l, n+"__") && e.Grant.AllowsTool(l) {
+					missing = append(missing, l)
+				}
+			}
+		case !matchTool(chain, n):
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	slices.Sort(missing)
+	missing = slices.Compact(missing)
+	key := caller + "\x00" + a.Name + "\x00" + strings.Join(missing, ",")
+	if _, done := e.chainWarned.LoadOrStore(key, true); done {
+		return
+	}
+	where := a.Name
+	if a.Path != "" {
+		where = a.Path
+	}
+	e.Logger.Warn(fmt.Sprintf("%s: agent %q runs without %s: its caller %q does not have them, and a child never gets a tool its caller lacks",
+		where, a.Name, strings.Join(missing, ", "), caller))
 }
 
 // MCPToolPrefix starts the names of MCP servers' tools in an agent's tools

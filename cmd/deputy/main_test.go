@@ -31,7 +31,8 @@ func TestMain(m *testing.M) {
 	// The terminal's sandbox helper re-executes this binary.
 	sandbox.Main(os.Args)
 	testscript.Main(m, map[string]func(){
-		"deputy": func() { os.Exit(cli.Main(os.Args[1:])) },
+		"deputy":  func() { os.Exit(cli.Main(os.Args[1:])) },
+		"mcpstub": func() { os.Exit(mcpStub()) },
 	})
 }
 
