@@ -56,8 +56,9 @@ type StreamEvent struct {
 	Quota    string             `json:"quota,omitempty"`
 	Envelope *delegate.Envelope `json:"envelope,omitempty"`
 	// CostUSD is, on run_finished and child_finished, the run's subtree's
-	// cost in US dollars: null when unknown (a model without a price), absent
-	// on other events. Hence a pointer to the nullable pointer.
+	// cost in US dollars, and on a model_call_finished without error what
+	// that one call cost: null when unknown (a model without a price),
+	// absent on other events. Hence a pointer to the nullable pointer.
 	CostUSD **float64 `json:"cost_usd,omitempty"`
 
 	OriginalSize  int `json:"original_size,omitempty"`
@@ -124,7 +125,7 @@ func StreamEventOf(ev delegate.Event) (StreamEvent, bool) {
 	se := StreamEvent{V: StreamVersion, Time: ev.Time.UTC().Format(time.RFC3339Nano), RunID: ev.RunID, ParentRunID: ev.ParentID,
 		RootID: ev.RootID, Agent: ev.Label, Kind: string(ev.Kind), Depth: ev.Depth, Model: ev.Model}
 	if ev.Type == delegate.EventProgress {
-		return loopEvent(se, ev.Agent)
+		return loopEvent(se, ev)
 	}
 	se.Type = string(ev.Type)
 	if t, ok := engineTypes[ev.Type]; ok {
@@ -146,7 +147,8 @@ func StreamEventOf(ev delegate.Event) (StreamEvent, bool) {
 	return se, true
 }
 
-func loopEvent(se StreamEvent, a *agent.Event) (StreamEvent, bool) {
+func loopEvent(se StreamEvent, ev delegate.Event) (StreamEvent, bool) {
+	a := ev.Agent
 	se.Turn = a.Turn
 	switch a.Kind {
 	case agent.EventModelStart:
@@ -156,7 +158,7 @@ func loopEvent(se StreamEvent, a *agent.Event) (StreamEvent, bool) {
 		if a.Err != nil {
 			se.Error = a.Err.Error()
 		} else {
-			se.Usage = &a.Usage
+			se.Usage, se.CostUSD = &a.Usage, &ev.CostUSD
 		}
 	case agent.EventRetry:
 		se.Type, se.Attempt, se.WaitMS, se.Error = "retry", a.Attempt, ms(a.Duration), a.Err.Error()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/store"
 )
 
@@ -36,7 +37,9 @@ func newReplayCmd(g *globalFlags) *cobra.Command {
 
 --list lists the child runs in the ledger, newest first: subagent runs and
 every other run a parent spawned (call_agent, subquery), with id, label,
-parent id, depth, status, turns and tokens.
+parent id, depth, status, turns, and the tokens and cost in US dollars of
+the run with everything it spawned ("-" when a model without a price was
+called).
 
 --id prints one of them: its header, its conversation (messages, tool calls
 with arguments, tool results) and its place in the delegation tree, from the
@@ -119,10 +122,10 @@ func replayList(cmd *cobra.Command, g *globalFlags, f *replayFlags) error {
 
 func printReplayTable(out io.Writer, views []runView) {
 	tw := newTable(out)
-	fmt.Fprintln(tw, "ID\tLABEL\tKIND\tPARENT\tDEPTH\tSTATUS\tTURNS\tTOKENS\tSTARTED")
+	fmt.Fprintln(tw, "ID\tLABEL\tKIND\tPARENT\tDEPTH\tSTATUS\tTURNS\tTOKENS\tCOST\tSTARTED")
 	for _, v := range views {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\n", v.ID, v.Agent, v.Kind, v.ParentID, v.Depth, v.Status,
-			v.Turns, v.Usage.Total(), formatTime(v.StartedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\n", v.ID, v.Agent, v.Kind, v.ParentID, v.Depth, v.Status,
+			v.Turns, v.Usage.Total(), live.USD(v.CostUSD), formatTime(v.StartedAt))
 	}
 	tw.Flush()
 }
