@@ -90,30 +90,34 @@ func offeredSet(reg *tool.Registry) map[string]bool {
 }
 
 // agentTools is baseTools, shared within a tree: the runs of one agent
-// there, on the same built-in tools (one workdir), get the same registry,
-// so that a fan-out of thousands of one agent's children narrows it once
-// instead of keeping a copy each. A registry is not changed once built
-// (toolsFor builds a new one to add to it). parent is the run's caller,
-// nil for a root, which is alone.
+// there, on the same built-in tools (one workdir) and called by one
+// caller, get the same registry, so that a fan-out of thousands of one
+// agent's children narrows it once instead of keeping a copy each. A
+// registry is not changed once built (toolsFor builds a new one to add to
+// it). parent is the run's caller, nil for a root, which is alone. A run
+// given external tools does not share its registry: they are the source's
+// own (a server may start or fail between two runs). Which external tools
+// a run gets depends on its agent's definition and its caller's tools
+// (baseTools), both in the key: a run of an agent that got none from a
+// caller will get none from it.
 func (e *Engine) agentTools(parent *Scope, a *config.Agent, workdir string) (*tool.Registry, error) {
-	var tree *Tree
-	if parent != nil {
-		tree = parent.tree
+	all := e.Tools(workdir)
+	if parent == nil || parent.tree == nil {
+		reg, _, err := e.baseTools(a, all, parent)
+		return reg, err
 	}
-	if tree == nil || e.External != nil {
-		// An external source's tools are its own to share or not, and
-		// depend on the caller's (baseTools).
-		return e.baseTools(a, workdir, parent)
+	key := toolsKey{agent: a, all: all}
+	if e.External != nil {
+		key.caller = parent.base
 	}
-	key := toolsKey{agent: a, all: e.Tools(workdir)}
-	if reg, ok := tree.tools.Load(key); ok {
+	if reg, ok := parent.tree.tools.Load(key); ok {
 		return reg.(*tool.Registry), nil
 	}
-	reg, err := e.baseToolsOf(a, key.all, nil) // no external tools: the caller's do not matter
-	if err != nil {
-		return nil, err
+	reg, external, err := e.baseTools(a, all, parent)
+	if err != nil || external > 0 {
+		return reg, err
 	}
-	actual, _ := tree.tools.LoadOrStore(key, reg)
+	actual, _ := parent.tree.tools.LoadOrStore(key, reg)
 	return actual.(*tool.Registry), nil
 }
 
@@ -122,6 +126,9 @@ func (e *Engine) agentTools(parent *Scope, a *config.Agent, workdir string) (*to
 type toolsKey struct {
 	agent *config.Agent
 	all   *tool.Registry
+	// caller is the caller's own tools when an External source's tools
+	// depend on them.
+	caller *tool.Registry
 }
 
 // narrowMaxDepth sets s.maxDepth, the call_agent nesting limit in force
@@ -215,12 +222,10 @@ func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) 
 // (delegation names are handled by the engine, not here), or to the
 // defaults when it names none. parent is the caller of a call_agent child
 // (nil for a root): the child's MCP tools are only those its caller has.
-func (e *Engine) baseTools(a *config.Agent, workdir string, parent *Scope) (*tool.Registry, error) {
-	return e.baseToolsOf(a, e.Tools(workdir), parent)
-}
-
-// baseToolsOf is baseTools from all, the built-in tools of the workdir.
-func (e *Engine) baseToolsOf(a *config.Agent, all *tool.Registry, parent *Scope) (*tool.Registry, error) {
+//
+// all is the built-in tools of the run's workdir; external is how many
+// tools the External source added.
+func (e *Engine) baseTools(a *config.Agent, all *tool.Registry, parent *Scope) (_ *tool.Registry, external int, _ error) {
 	names := e.DefaultTools
 	switch {
 	case slices.Contains(a.Tools, config.ToolsAll):
@@ -233,7 +238,7 @@ func (e *Engine) baseToolsOf(a *config.Agent, all *tool.Registry, parent *Scope)
 	}
 	reg, err := all.Narrow(names)
 	if err != nil {
-		return nil, &configError{agent: a, err: err}
+		return nil, 0, &configError{agent: a, err: err}
 	}
 	if len(a.AllowedHosts) > 0 {
 		reg = narrowHosts(reg, a.AllowedHosts)
@@ -250,6 +255,7 @@ func (e *Engine) baseToolsOf(a *config.Agent, all *tool.Registry, parent *Scope)
 				lacking = append(lacking, name)
 				continue
 			}
+			external++
 			if err := reg.Add(t); err != nil && e.Logger != nil {
 				e.Logger.Warn("tool left out", "agent", a.Name, "err", err)
 			}
@@ -258,7 +264,7 @@ func (e *Engine) baseToolsOf(a *config.Agent, all *tool.Registry, parent *Scope)
 			e.warnLacking(a, parent.Label, chain, lacking)
 		}
 	}
-	return e.Grant.Narrow(reg), nil
+	return e.Grant.Narrow(reg), external, nil
 }
 
 // mcpNames are the MCP tools a run has (mcp__<server>__<tool>, or

@@ -240,10 +240,16 @@ func (w *writer) run() {
 			w.mu.Unlock()
 			return // closed, and nothing left
 		}
-		n := min(len(w.pending), w.maxBatch)
-		batch = append(batch[:0], w.pending[:n]...)
-		clear(w.pending[:n]) // drop references to closures about to run
-		w.pending = w.pending[n:]
+		if n := len(w.pending); n <= w.maxBatch {
+			// The whole queue is the batch: the queue takes the batch's
+			// emptied buffer instead, so that neither is grown anew (a
+			// fan-out queues tens of thousands of writes).
+			batch, w.pending = w.pending, batch[:0]
+		} else {
+			batch = append(batch[:0], w.pending[:w.maxBatch]...)
+			clear(w.pending[:w.maxBatch]) // drop references to closures about to run
+			w.pending = w.pending[w.maxBatch:]
+		}
 		w.mu.Unlock()
 		w.commit(batch)
 		clear(batch) // drop references to finished closures
