@@ -4,13 +4,16 @@ package builtin
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/deputyhq/deputy/tool"
 	"github.com/deputyhq/deputy/tool/builtin/sandbox"
 )
 
@@ -93,4 +96,84 @@ func processesWith(s string) []string {
 		}
 	}
 	return out
+}
+
+// A command cannot reach the network unless terminal.network allows it:
+// it cannot connect to a listener this test opens on 127.0.0.1, over TCP
+// or MPTCP (which Landlock's TCP rules do not cover), nor open a listener
+// of its own. The client is this test binary (netProbe), readable by the
+// command through a granted read path. With network allowed, the very
+// same commands connect: the probe is not what fails.
+func TestTerminalSandboxDeniesNetwork(t *testing.T) {
+	switch abi := sandbox.ABI(); {
+	case abi == 0:
+		t.Skip("Landlock is not available on this kernel: the sandbox confines nothing here")
+	case abi < 4 && runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64":
+		t.Skipf("Landlock ABI %d has no network rules (needs ABI 4), and there is no seccomp filter for %s", abi, runtime.GOARCH)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan string, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 16)
+			_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			n, _ := c.Read(buf)
+			c.Close()
+			accepted <- string(buf[:n])
+		}
+	}()
+	addr := ln.Addr().String()
+	probe := func(r *tool.Registry, op, addr string) tool.Result {
+		t.Helper()
+		return call(t, r, Terminal, map[string]any{"command": exe + " " + netProbeArg + " " + op + " " + addr})
+	}
+	read := []string{filepath.Dir(exe)}
+
+	denied, _ := testRegistry(t, Options{TerminalReadPaths: read}, nil)
+	wantOK(t, probe(denied, "dial", addr), "probe: dial tcp "+addr+": ", "permission denied")
+	wantOK(t, probe(denied, "mptcp", addr), "probe: socket: permission denied")
+	wantOK(t, probe(denied, "listen", "127.0.0.1:0"), "probe: listen tcp 127.0.0.1:0: ", "permission denied")
+
+	allowed, _ := testRegistry(t, Options{TerminalReadPaths: read, TerminalNetwork: true}, nil)
+	wantOK(t, probe(allowed, "dial", addr), "probe: ok")
+	wantOK(t, probe(allowed, "listen", "127.0.0.1:0"), "probe: ok")
+	want := 1
+	switch res := probe(allowed, "mptcp", addr); {
+	case strings.Contains(res.Content, "protocol not supported"):
+		t.Log("this kernel has no MPTCP: the MPTCP probe shows nothing more than the TCP one")
+	default:
+		wantOK(t, res, "probe: ok")
+		want++
+	}
+
+	// The connections the listener saw are the allowed commands': the
+	// denied ones never arrived (they would have been queued before their
+	// commands ended, and the listener takes connections in order).
+	for i := 0; i < want; i++ {
+		select {
+		case got := <-accepted:
+			if got != "probe\n" {
+				t.Errorf("the listener received %q, want an allowed probe's line", got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of the allowed probes' %d connections arrived", i, want)
+		}
+	}
+	select {
+	case got := <-accepted:
+		t.Fatalf("one connection too many arrived (%q): a denied command reached the listener", got)
+	default:
+	}
 }

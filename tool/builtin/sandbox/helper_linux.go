@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -144,8 +145,12 @@ func descendants(pid int) []int {
 // configuration, devices and process information.
 var systemReadDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/dev", "/sys", "/nix", "/snap", "/run"}
 
-// inner restricts itself with Landlock and execs the command.
+// inner restricts itself with Landlock (and, without network, a seccomp
+// filter) and execs the command.
 func inner(p Policy, argv []string) int {
+	// The seccomp filter is the calling thread's: this goroutine stays on
+	// it until the exec, which keeps it.
+	runtime.LockOSThread()
 	if ABI() > 0 {
 		rules := []landlock.Rule{
 			landlock.RODirs(systemReadDirs...).IgnoreIfMissing(),
@@ -174,6 +179,12 @@ func inner(p Policy, argv []string) int {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "deputy sandbox: cannot apply Landlock:", err)
 			return 126
+		}
+		if !p.Network {
+			if err := denyNetwork(); err != nil && !errors.Is(err, errNoSeccompArch) {
+				fmt.Fprintln(os.Stderr, "deputy sandbox: cannot deny the network:", err)
+				return 126
+			}
 		}
 	}
 	path, err := exec.LookPath(argv[0])
