@@ -94,6 +94,13 @@ type Engine struct {
 	// keeps subquery sessions in memory.
 	Ledger    Ledger
 	Listeners []Listener
+	// Loggers receive only the events that are not Transient, before the
+	// Listeners do: telemetry that keeps what the ledger keeps. Unlike a
+	// Listener, a Logger does not make the engine build the transient
+	// events (progress for every model call, tool call and message of
+	// every run; queued and dequeued), which a wide fan-out would pay for
+	// in every child.
+	Loggers []Listener
 	// Executor runs children; nil runs them in this process (Local).
 	Executor Executor
 	// StreamText makes every run stream its model calls, so that
@@ -267,7 +274,6 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		narrowMaxDepth(s, 0)
 	}
 	e.budgetRun(s, parent, r)
-	env := &Envelope{RunID: id, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Task: r.task, Model: r.model, Depth: s.Depth, StartedAt: start}
 	if parent == nil {
 		e.emitRunStart(s, r.task)
 	}
@@ -280,6 +286,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 			// configuration's fault, not the provider's.
 			err = fmt.Errorf("%w: %w", ErrConfig, err)
 		}
+		env := newEnvelope(s, r)
 		e.finishEarly(ctx, env, s, r, err)
 		if parent != nil {
 			parent.addChild(env)
@@ -409,6 +416,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	} else {
 		res, runErr = agent.Run(runCtx, spec)
 	}
+	// The envelope is made now, not while the run runs: a wide fan-out's
+	// sleeping children would each keep one.
+	env := newEnvelope(s, r)
 	env.Turns, env.Usage, env.Output, env.Messages = prior.turns+res.Turns, prior.usage.Add(res.Usage), res.Output, res.Messages
 	if prior.turns > 0 {
 		// The turns before a resume were not priced here.
@@ -438,6 +448,11 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		parent.addChild(env)
 	}
 	return env
+}
+
+// newEnvelope is the envelope of run s, as it started.
+func newEnvelope(s *Scope, r *run) *Envelope {
+	return &Envelope{RunID: s.RunID, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Task: r.task, Model: r.model, Depth: s.Depth, StartedAt: s.Started}
 }
 
 // runContext is the context a run runs in: ctx with the run's deadline,

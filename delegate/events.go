@@ -126,8 +126,13 @@ func (e *Engine) emitQueued(s *Scope, ev *Event) {
 	e.tell(ev)
 }
 
-// tell gives ev to the listeners.
+// tell gives ev to the loggers (unless it is transient) and the listeners.
 func (e *Engine) tell(ev *Event) {
+	if len(e.Loggers) > 0 && !ev.Type.Transient() {
+		for _, l := range e.Loggers {
+			l(*ev)
+		}
+	}
 	for _, l := range e.Listeners {
 		l(*ev)
 	}

@@ -2,6 +2,7 @@ package delegate_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -178,5 +179,51 @@ func TestQueuedEvents(t *testing.T) {
 	}
 	if queued < 1 || queued != dequeued {
 		t.Errorf("%d queued, %d dequeued events; want at least one of each, paired", queued, dequeued)
+	}
+}
+
+// A Logger hears the events the ledger keeps (a child's spawn and
+// complete), in the same order as a Listener does, and none of the
+// transient ones (run_start, progress, run_end).
+func TestLoggersHearOnlyStoredEvents(t *testing.T) {
+	lead := agentDef("lead", "LEAD", "worker")
+	h := newHarness(t, `
+rules:
+  - name: lead-delegates
+    match: {system: "^LEAD", last_role: user}
+    reply:
+      tool_calls:
+        - {id: c1, name: call_agent, arguments: {agent: worker, task: "work"}}
+  - name: lead-final
+    match: {system: "^LEAD", last_role: tool}
+    reply: {text: "done"}
+  - name: worker
+    match: {system: "^WORKER"}
+    reply: {text: "worked"}
+`, lead, agentDef("worker", "WORKER"))
+	var logged, heard recorder
+	h.engine.Loggers = []delegate.Listener{logged.listen}
+	h.engine.Listeners = []delegate.Listener{heard.listen}
+	if env := h.run(lead, "go"); !env.OK() {
+		t.Fatalf("run: %s %s", env.Status, env.Error)
+	}
+	var got []delegate.EventType
+	for _, ev := range logged.all() {
+		got = append(got, ev.Type)
+	}
+	if want := []delegate.EventType{delegate.EventSpawn, delegate.EventComplete}; !slices.Equal(got, want) {
+		t.Fatalf("the logger heard %v, want %v", got, want)
+	}
+	var stored []delegate.EventType
+	sawTransient := false
+	for _, ev := range heard.all() {
+		if ev.Type.Transient() {
+			sawTransient = true
+			continue
+		}
+		stored = append(stored, ev.Type)
+	}
+	if !sawTransient || !slices.Equal(stored, got) {
+		t.Fatalf("the listener heard %v (transient ones too: %v), the logger %v", stored, sawTransient, got)
 	}
 }

@@ -421,7 +421,6 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 	}
 	s := w.Settings
 	sub := s.Agent.Subagent
-	listeners = append([]delegate.Listener{telemetry.Listener(w.Logger, sub.TelemetryEnabled)}, listeners...)
 	if w.TracerProvider != nil {
 		listeners = append(listeners, telemetry.TraceListener(w.TracerProvider))
 	}
@@ -432,7 +431,10 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 		Grant:     w.Grant,
 		Ledger:    ledger,
 		Listeners: listeners,
-		Logger:    w.Logger,
+		// The log keeps no transient event: as a Logger, it does not
+		// make every run build them.
+		Loggers: []delegate.Listener{telemetry.Listener(w.Logger, sub.TelemetryEnabled)},
+		Logger:  w.Logger,
 		Options: delegate.Options{
 			Concurrency:  s.Concurrency,
 			Prices:       price.NewTable(s.Prices),

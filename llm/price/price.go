@@ -6,6 +6,7 @@ package price
 import (
 	"maps"
 	"regexp"
+	"strings"
 
 	"github.com/deputyhq/deputy/llm"
 )
@@ -99,17 +100,29 @@ var dated = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`)
 // its undated entry; nothing else is matched loosely, so a model deputy
 // does not know is never priced like a neighbour.
 func (t *Table) Lookup(model string) (Price, bool) {
-	for _, name := range []string{model, dated.ReplaceAllString(model, "")} {
-		if t != nil {
-			if p, ok := t.extra[name]; ok {
-				return p, true
-			}
-		}
-		if p, ok := builtin[name]; ok {
+	if p, ok := t.lookup(model); ok {
+		return p, true
+	}
+	if n := len(model); n == 0 || !(model[n-1] >= '0' && model[n-1] <= '9' || strings.HasSuffix(model, "-latest")) {
+		// Not dated (the regexp would not match): every model call of
+		// every run asks, a scripted model's path among them.
+		return Price{}, false
+	}
+	if undated := dated.ReplaceAllString(model, ""); undated != model {
+		return t.lookup(undated)
+	}
+	return Price{}, false
+}
+
+// lookup is Lookup of name exactly.
+func (t *Table) lookup(name string) (Price, bool) {
+	if t != nil {
+		if p, ok := t.extra[name]; ok {
 			return p, true
 		}
 	}
-	return Price{}, false
+	p, ok := builtin[name]
+	return p, ok
 }
 
 // Cost returns what usage of model cost in US dollars, and false when the

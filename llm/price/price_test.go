@@ -17,6 +17,9 @@ func TestCost(t *testing.T) {
 	}{
 		// 1M plain input at $3 + 1M output at $15, on a dated name.
 		{"anthropic/claude-sonnet-4-5-20250929", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 18, true},
+		// A pinned name and a name dated with dashes find the same entry.
+		{"anthropic/claude-sonnet-4-5-latest", llm.Usage{OutputTokens: 1e6}, 15, true},
+		{"openai/gpt-5-2025-08-07", llm.Usage{InputTokens: 1e6}, 1.25, true},
 		// Of 1M input, 400k cache reads ($0.30) and 100k cache writes ($3.75).
 		{"anthropic/claude-sonnet-4-5", llm.Usage{InputTokens: 1e6, CacheReadTokens: 4e5, CacheWriteTokens: 1e5}, 0.5*3 + 0.4*0.30 + 0.1*3.75, true},
 		// OpenAI has no cache-write price: written tokens are plain input.
