@@ -50,7 +50,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"fake": cmdFake, "exits": cmdExits,
-			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal, "noproc": cmdNoProc,
+			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal, "noproc": cmdNoProc, "waitproc": cmdWaitProc,
 			"stream": cmdStream,
 			"term":   cmdTerm,
 			"npmmcp": cmdNpmMCP,

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -167,15 +169,61 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdNoProc fails if a live process's command line (arguments joined by
-// spaces) contains TEXT.
+// spaces) contains TEXT; with -in=DIR, only a process working in DIR or
+// below counts, so that the same script running at the same time in
+// another checkout (its own $WORK) is not seen.
 //
-//	noproc TEXT
+//	noproc [-in=DIR] TEXT
 func cmdNoProc(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: noproc TEXT")
+	dir, text := procArgs(ts, neg, "noproc", args)
+	if procs := findProcs(ts, dir, text); len(procs) > 0 {
+		ts.Fatalf("process %s is still running", procs[0])
 	}
+}
+
+// cmdWaitProc waits (10s at most) until a live process working in DIR or
+// below has the command line COMMAND (not merely containing it, so the
+// sandbox helper that will start it does not count): a command the agent
+// started is running.
+//
+//	waitproc -in=DIR COMMAND
+func cmdWaitProc(ts *testscript.TestScript, neg bool, args []string) {
+	dir, command := procArgs(ts, neg, "waitproc", args)
+	if dir == "" {
+		ts.Fatalf("usage: waitproc -in=DIR COMMAND")
+	}
+	for range 1000 {
+		procs := findProcs(ts, dir, command)
+		procs = slices.DeleteFunc(procs, func(p string) bool {
+			_, line, _ := strings.Cut(p, ": ")
+			return line != command
+		})
+		if len(procs) > 0 {
+			ts.Logf("running: %s", procs[0])
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts.Fatalf("waitproc: no process in %s runs %q", dir, command)
+}
+
+func procArgs(ts *testscript.TestScript, neg bool, name string, args []string) (dir, text string) {
+	if len(args) == 2 && strings.HasPrefix(args[0], "-in=") {
+		dir, args = ts.MkAbs(strings.TrimPrefix(args[0], "-in=")), args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: %s [-in=DIR] TEXT", name)
+	}
+	return dir, args[0]
+}
+
+// findProcs lists the live processes ("pid: command line") whose command
+// line contains text and, when dir is not empty, whose working directory
+// is dir or below it.
+func findProcs(ts *testscript.TestScript, dir, text string) []string {
 	entries, err := os.ReadDir("/proc")
 	ts.Check(err)
+	var found []string
 	for _, e := range entries {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
@@ -186,8 +234,17 @@ func cmdNoProc(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		line := strings.TrimSpace(strings.ReplaceAll(string(cl), "\x00", " "))
-		if strings.Contains(line, args[0]) {
-			ts.Fatalf("process %s is still running: %s", e.Name(), line)
+		if !strings.Contains(line, text) {
+			continue
 		}
+		if dir != "" {
+			// Another user's process cannot be read, and is not ours.
+			cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+			if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
+				continue
+			}
+		}
+		found = append(found, e.Name()+": "+line)
 	}
+	return found
 }
