@@ -11,7 +11,8 @@
 // they see the last committed state and never block the writer or each other.
 //
 // Several processes may share one file. Their writers serialize on SQLite's write
-// lock (BEGIN IMMEDIATE plus a busy timeout), and each run remembers the process that
+// lock (BEGIN IMMEDIATE plus a busy timeout; a batch whose BEGIN still finds the lock
+// taken is tried again, busyAttempts times in all), and each run remembers the process that
 // owns it, so opening the store marks a run "interrupted" only when its owner is gone.
 //
 // # Durability

@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // defaultMaxBatch bounds how many queued writes share one transaction. Bigger batches
@@ -81,10 +83,26 @@ type writer struct {
 	// use (flushEvents).
 	eventStmts [maxEventRowsLog + 1]driver.StmtExecContext
 
+	// pause waits before a batch is tried again after its BEGIN found
+	// another process's write lock past the busy timeout (attempt is the
+	// attempt that failed, from 1). Tests replace it.
+	pause func(attempt int)
+
 	// Counters for tests and benchmarks: transactions attempted for batches, and
 	// batches that had to be retried write by write.
 	batches, retried atomic.Int64
 }
+
+// busyAttempts is how many times a batch is tried in all while another
+// process holds the write lock past the busy timeout (each attempt waits
+// that long in SQLite): a process that held it for seconds has most likely
+// let go by the next attempt, and every caller of the batch would otherwise
+// fail together.
+const busyAttempts = 3
+
+// busyPause is the pause after a batch's first busy attempt; it grows with
+// each attempt.
+const busyPause = 100 * time.Millisecond
 
 // newWriter prepares the given statements on db (whose pool must hold exactly one
 // connection) and starts the writer goroutine.
@@ -94,6 +112,7 @@ func newWriter(ctx context.Context, db *sql.DB, maxBatch int, prepare []string) 
 		maxBatch: max(maxBatch, 1),
 		stopped:  make(chan struct{}),
 		stmts:    make(map[string]*sql.Stmt, len(prepare)),
+		pause:    func(attempt int) { time.Sleep(time.Duration(attempt) * busyPause) },
 	}
 	w.wake = make(chan struct{}, 1)
 	for _, q := range prepare {
@@ -262,6 +281,10 @@ func (w *writer) run() {
 func (w *writer) commit(batch []writeReq) {
 	w.batches.Add(1)
 	failed, err := w.runTx(batch)
+	for attempt := 1; attempt < busyAttempts && w.beginBusy(failed, err); attempt++ {
+		w.pause(attempt)
+		failed, err = w.runTx(batch)
+	}
 	switch {
 	case err == nil:
 		for _, r := range batch {
@@ -269,7 +292,8 @@ func (w *writer) commit(batch []writeReq) {
 		}
 	case failed < 0 || len(batch) == 1:
 		// BEGIN or COMMIT failed (another process held the lock past the busy
-		// timeout, a full disk): retrying now would most likely fail the same way.
+		// timeout at every attempt, a full disk): retrying write by write
+		// would most likely fail the same way.
 		for _, r := range batch {
 			r.finish(err)
 		}
@@ -282,6 +306,16 @@ func (w *writer) commit(batch []writeReq) {
 	}
 }
 
+// beginBusy reports whether runTx failed because BEGIN found another
+// process's write lock past the busy timeout: nothing ran, so the whole
+// batch can be tried again as it is.
+func (w *writer) beginBusy(failed int, err error) bool {
+	return failed < 0 && errors.Is(err, errBeginFailed) && sqliteCode(err)&0xff == codeBusy
+}
+
+// errBeginFailed marks runTx's error when BEGIN itself failed.
+var errBeginFailed = errors.New("begin write")
+
 // runTx runs the writes in one transaction. On failure it reports the index of the
 // write that failed, or -1 when the transaction itself did.
 func (w *writer) runTx(batch []writeReq) (failed int, err error) {
@@ -290,7 +324,7 @@ func (w *writer) runTx(batch []writeReq) (failed int, err error) {
 	ctx := context.Background()
 	tx, err := w.conn.BeginTx(ctx, nil)
 	if err != nil {
-		return -1, fmt.Errorf("begin write: %w", err)
+		return -1, fmt.Errorf("%w: %w", errBeginFailed, err)
 	}
 	t := &wtx{ctx: ctx, tx: tx, w: w}
 	defer w.dropEvents() // flushed or rolled back
