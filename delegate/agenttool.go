@@ -129,7 +129,7 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 	if err == nil {
 		env.Output, env.OutputJSON = string(out), out
 	}
-	e.finish(ctx, env, s, runCtx, err, start)
+	e.finish(ctx, env, s, runCtx, err, start, parent)
 	parent.addChild(env)
 	return env
 }

@@ -442,7 +442,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	}
 	env.OwnCostUSD = own.usd()
 	runErr = s.budget.stopOf(ctx, runCtx, s, runErr)
-	e.finish(ctx, env, s, runCtx, runErr, start)
+	e.finish(ctx, env, s, runCtx, runErr, start, parent)
 	e.remember(ctx, s, r, env)
 	if parent != nil {
 		parent.addChild(env)
@@ -540,7 +540,10 @@ func (e *Engine) toolConcurrency(r *run) int {
 
 // finish fills the envelope from how the run ended, records it and tells
 // the listeners.
-func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx context.Context, err error, start time.Time) {
+//
+// parent is the run's parent in this process (nil for a root): a child's
+// writes are then handed over to it (handOver) rather than waited for here.
+func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx context.Context, err error, start time.Time, parent *Scope) {
 	children, childUse := s.snapshot()
 	env.Children = children
 	env.TreeUsage = env.Usage.Add(childUse)
@@ -553,14 +556,16 @@ func (e *Engine) finish(ctx context.Context, env *Envelope, s *Scope, runCtx con
 		env.Error = reasonOf(env.Status, err, s)
 	}
 	e.recordFinish(ctx, env, s)
-	// The closing events are queued with the run's last writes, and the
-	// listeners hear of them once all of it is on disk.
+	// The closing events are queued with the run's last writes; the
+	// listeners hear of a root's once all of it is on disk (ledger.go).
 	evs := closingEvents(env, s, err)
 	for i := range evs {
 		evs[i].Time = time.Now()
 		e.storeEvent(s.queued(), &evs[i])
 	}
-	e.settle(s)
+	if !e.handOver(parent, s) {
+		e.settle(s)
+	}
 	if s.ParentID == "" && s.tree != nil {
 		// Every run of the tree has settled: its first failure is known.
 		env.LedgerErr = s.tree.ledgerError()

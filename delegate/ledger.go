@@ -35,28 +35,27 @@ type Ledger interface {
 // (ledger.Queue) rather than waited for one by one, and the run waits for
 // them where what it did must be on disk before it goes on: before it runs
 // the tool calls of a model answer, before a model call that follows tool
-// results, and before its envelope goes back to its parent (or, for the
-// root, to the caller). So a process killed mid-run leaves every completed
-// message on disk, while a run's start (its row, task and spawn event) is
-// written during its first model call instead of before it, and the writes
-// of many runs share the ledger's transactions instead of each waiting for
-// its own. Writes use a context that outlives cancellation: a cancelled
-// run is still recorded as cancelled.
+// results, and before its parent sees its result (or, for the root, before
+// its envelope goes back to the caller). So a process killed mid-run leaves
+// every completed message on disk, while a run's start (its row, task and
+// spawn event) is written during its first model call instead of before
+// it, and the writes of many runs share the ledger's transactions instead
+// of each waiting for its own. Writes use a context that outlives
+// cancellation: a cancelled run is still recorded as cancelled.
 //
-// A failed write (a full disk, another process holding the write lock past
-// the busy timeout) is never fatal to the run: the run's answer matters
-// more than its record. The first failure of a tree is logged as a warning
-// (the later ones at debug level) and kept as the root envelope's
-// LedgerErr, which deputy run shows. After it the run's later messages are
-// not written (ledger.Pending), so its recorded conversation stops there
-// without a hole: a resume would continue it from there.
-//
-// One failure is fatal: a ledger that could not be opened at all, given to
-// the run while it was still opening (ledger.ErrNotOpen; package
-// workspace's OpenLedgerAsync). Nothing of the run is recorded then, so
-// the run stops with that error before any of its tool calls runs
-// (Spec.AfterModelCall, after the message asking for them has settled);
-// the caller reports the error, so it is not logged as a warning here.
+// A child does not wait for its last writes itself: it hands them over to
+// its parent (handOver), whose next wait covers them. Its parent sees the
+// child's result first in the model call after its tool results, and it
+// waits for its own writes and its children's before that call (and before
+// it ends, handing them further up), so the guarantee is the same; what
+// goes is one wait for a commit per level of the tree on the way back up,
+// and the children that end together and their parent's tool results share
+// a transaction. (The ledger's writer commits in the order writes are
+// queued, so the parent's wait is seldom longer for it.) The listeners
+// hear of a child's end when it ends, as they hear of its start, before
+// its last writes are on disk; the root's run_end comes after all of the
+// tree's. A tree with an AfterToolCall hook, which sees a child's result
+// as soon as it returns, has its children wait as before.
 
 // queued returns the context for s's ledger writes: queued ones when s has
 // a Pending, else plain (waited for) ones.
@@ -67,7 +66,8 @@ func (s *Scope) queued() context.Context {
 	return s.queue
 }
 
-// settle waits until every ledger write of s queued so far is on disk.
+// settle waits until every ledger write of s queued so far is on disk,
+// and those that its finished children handed over to it.
 func (e *Engine) settle(s *Scope) {
 	if s.writes == nil {
 		return
@@ -75,20 +75,62 @@ func (e *Engine) settle(s *Scope) {
 	if err := s.writes.Wait(); err != nil {
 		e.ledgerFailed("ledger: recording", s, err)
 	}
+	s.mu.Lock()
+	handed := s.handed
+	s.handed = nil
+	s.mu.Unlock()
+	for _, h := range handed {
+		if err := h.writes.Wait(); err != nil {
+			e.ledgerFailedRun("ledger: recording", s.tree, h.runID, h.label, err)
+		}
+	}
+}
+
+// handedWrites are a finished child's writes that its parent waits for.
+// (Not the child's Scope: a wide tree's parent holds one per child.)
+type handedWrites struct {
+	writes       *ledger.Pending
+	runID, label string
+}
+
+// handOver hands the last writes of child s over to parent, whose next
+// settle waits for them, with those its own children handed over to it
+// and it did not wait for, and reports whether it did; when it did not, s
+// waits for them itself.
+func (e *Engine) handOver(parent, s *Scope) bool {
+	if parent == nil || parent.writes == nil || s.writes == nil {
+		return false
+	}
+	if h := parent.hooks(); h != nil && h.AfterToolCall != nil {
+		return false // the hook sees the result before the parent's next wait
+	}
+	s.mu.Lock()
+	handed := s.handed
+	s.handed = nil
+	s.mu.Unlock()
+	parent.mu.Lock()
+	parent.handed = append(append(parent.handed, handedWrites{s.writes, s.RunID, s.Label}), handed...)
+	parent.mu.Unlock()
+	return true
 }
 
 // ledgerFailed tells of a failed ledger write of s: a warning for the
 // first of its tree, which the root's envelope keeps, debug for the rest.
 func (e *Engine) ledgerFailed(msg string, s *Scope, err error) {
-	first := s.tree == nil || s.tree.ledgerFailed(err)
+	e.ledgerFailedRun(msg, s.tree, s.RunID, s.Label, err)
+}
+
+// ledgerFailedRun is ledgerFailed for a run of tree that has ended.
+func (e *Engine) ledgerFailedRun(msg string, tree *Tree, runID, label string, err error) {
+	first := tree == nil || tree.ledgerFailed(err)
 	if e.Logger == nil {
 		return
 	}
 	if first && !errors.Is(err, ledger.ErrNotOpen) {
-		e.Logger.Warn(msg+" failed; the run goes on, but the ledger's record of it is incomplete", "run", s.RunID, "agent", s.Label, "err", err)
+		e.Logger.Warn(msg+" failed; the run goes on, but the ledger's record of it is incomplete", "run", runID, "agent", label, "err", err)
 		return
 	}
-	e.Logger.Debug(msg, "run", s.RunID, "agent", s.Label, "err", err)
+	e.Logger.Debug(msg, "run", runID, "agent", label, "err", err)
 }
 
 func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) {

@@ -74,6 +74,9 @@ type Scope struct {
 	tickets   tickets // guarded by mu
 	children  []*Envelope
 	childUses llm.Usage // the whole subtrees of finished children
+	// handed are the last writes of finished children (and of theirs)
+	// that this run has not yet waited for (Engine.handOver).
+	handed []handedWrites
 }
 
 type scopeKey struct{}
