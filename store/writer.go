@@ -61,18 +61,15 @@ type writer struct {
 
 	stopped chan struct{} // closed when run returns
 
-	// stmts are the hot write statements, prepared once up front. They cannot be
-	// prepared lazily: DB.Prepare needs a free connection, and during a write the
-	// only one belongs to the transaction. Read-only after newWriter.
-	stmts map[string]*sql.Stmt
-
 	// conn is the pool's one connection, held by the writer for its life, and
-	// raw the hot statements prepared on it a second time, at the driver's
-	// level: exec binds their arguments itself instead of through
-	// database/sql, which allocates a converted copy of every argument list
-	// (a child's rows carry about sixty values). Used on the writer's
-	// goroutine only.
+	// raw the hot statements (hot) prepared on it at the driver's level, each
+	// the first time it runs: a short command (deputy run) uses few of them,
+	// and preparing one parses it. exec binds their arguments itself instead
+	// of through database/sql, which allocates a converted copy of every
+	// argument list (a child's rows carry about sixty values). Used on the
+	// writer's goroutine only.
 	conn *sql.Conn
+	hot  map[string]bool
 	raw  map[string]driver.StmtExecContext
 	ex   rawExec
 	// events are the open transaction's queued events' values (eventColumns
@@ -104,63 +101,59 @@ const busyAttempts = 3
 // each attempt.
 const busyPause = 100 * time.Millisecond
 
-// newWriter prepares the given statements on db (whose pool must hold exactly one
-// connection) and starts the writer goroutine.
-func newWriter(ctx context.Context, db *sql.DB, maxBatch int, prepare []string) (*writer, error) {
+// newWriter takes the one connection of db's pool for the writer and starts
+// the writer goroutine; hot are the statements it prepares, each on first
+// use.
+func newWriter(ctx context.Context, db *sql.DB, maxBatch int, hot []string) (*writer, error) {
 	w := &writer{
 		db:       db,
 		maxBatch: max(maxBatch, 1),
 		stopped:  make(chan struct{}),
-		stmts:    make(map[string]*sql.Stmt, len(prepare)),
 		pause:    func(attempt int) { time.Sleep(time.Duration(attempt) * busyPause) },
+		hot:      make(map[string]bool, len(hot)),
+		raw:      make(map[string]driver.StmtExecContext, len(hot)),
 	}
 	w.wake = make(chan struct{}, 1)
-	for _, q := range prepare {
-		st, err := db.PrepareContext(ctx, q)
-		if err != nil {
-			w.closeStmts()
-			return nil, fmt.Errorf("prepare %q: %w", q, err)
-		}
-		w.stmts[q] = st
+	for _, q := range hot {
+		w.hot[q] = true
 	}
-	if err := w.prepareRaw(ctx, prepare); err != nil {
-		w.closeStmts()
-		return nil, err
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("take the write connection: %w", err)
 	}
+	w.conn = conn
+	w.ex.fn = w.ex.run
 	go w.run()
 	return w, nil
 }
 
-// prepareRaw takes the pool's connection for the writer and prepares the
-// statements on it with the driver itself. The statements database/sql
-// prepared on the same connection stay usable in the writer's transactions.
-func (w *writer) prepareRaw(ctx context.Context, prepare []string) error {
-	conn, err := w.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("take the write connection: %w", err)
+// rawStmt returns the driver's prepared form of query when it is one of the
+// hot statements, preparing it the first time; nil otherwise, or when the
+// driver cannot prepare it (database/sql's path then runs it, and reports
+// what is wrong with it).
+func (w *writer) rawStmt(ctx context.Context, query string) driver.StmtExecContext {
+	if st, ok := w.raw[query]; ok || !w.hot[query] {
+		return st
 	}
-	w.conn = conn
-	w.raw = make(map[string]driver.StmtExecContext, len(prepare))
-	w.ex.fn = w.ex.run
-	return conn.Raw(func(dc any) error {
+	var st driver.StmtExecContext
+	_ = w.conn.Raw(func(dc any) error {
 		pc, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
-			return nil // database/sql's path for every statement
+			return nil
 		}
-		for _, q := range prepare {
-			ds, err := pc.PrepareContext(ctx, q)
-			if err != nil {
-				return fmt.Errorf("prepare %q: %w", q, err)
-			}
-			ec, ok := ds.(driver.StmtExecContext)
-			if !ok {
-				_ = ds.Close()
-				continue
-			}
-			w.raw[q] = ec
+		ds, err := pc.PrepareContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		if st, ok = ds.(driver.StmtExecContext); !ok {
+			_ = ds.Close()
 		}
 		return nil
 	})
+	if st != nil {
+		w.raw[query] = st
+	}
+	return st
 }
 
 func (w *writer) closeStmts() {
@@ -176,9 +169,6 @@ func (w *writer) closeStmts() {
 			}
 			return nil
 		})
-	}
-	for _, st := range w.stmts {
-		_ = st.Close()
 	}
 	if w.conn != nil {
 		_ = w.conn.Close() // back to the pool, for closeAll's last statements
@@ -352,46 +342,18 @@ type wtx struct {
 	ctx context.Context
 	tx  *sql.Tx
 	w   *writer
-	// stmts are the writer's prepared statements bound to tx, made on first
-	// use: a batch repeats a few statements many times, and binding one to
-	// the transaction (Tx.StmtContext) allocates each time it is done.
-	stmts map[*sql.Stmt]*sql.Stmt
 }
 
-// stmt returns the prepared form of query bound to t's transaction, or nil
-// when query is not one of the writer's prepared statements.
-func (t *wtx) stmt(query string) *sql.Stmt {
-	st, ok := t.w.stmts[query]
-	if !ok {
-		return nil
-	}
-	if bound, ok := t.stmts[st]; ok {
-		return bound
-	}
-	if t.stmts == nil {
-		t.stmts = make(map[*sql.Stmt]*sql.Stmt, len(t.w.stmts))
-	}
-	bound := t.tx.StmtContext(t.ctx, st) // closed with the transaction
-	t.stmts[st] = bound
-	return bound
-}
-
-// exec runs a statement, reusing its prepared form when there is one.
+// exec runs a statement, through the driver's prepared form of a hot one.
 func (t *wtx) exec(query string, args ...any) (sql.Result, error) {
-	if ds, ok := t.w.raw[query]; ok {
+	if ds := t.w.rawStmt(t.ctx, query); ds != nil {
 		return t.w.ex.exec(t.ctx, t.w.conn, ds, args)
-	}
-	if st := t.stmt(query); st != nil {
-		return st.ExecContext(t.ctx, args...)
 	}
 	return t.tx.ExecContext(t.ctx, query, args...)
 }
 
 // queryRow runs a query that returns at most one row.
 func (t *wtx) queryRow(query string, args ...any) *sql.Row {
-	if st := t.stmt(query); st != nil {
-		return st.QueryRowContext(t.ctx, args...)
-	}
 	return t.tx.QueryRowContext(t.ctx, query, args...)
 }
 
