@@ -47,7 +47,8 @@ type Ledger interface {
 // its parent (handOver), whose next wait covers them. Its parent sees the
 // child's result first in the model call after its tool results, and it
 // waits for its own writes and its children's before that call (and before
-// it ends, handing them further up), so the guarantee is the same; what
+// it ends, handing them further up, and before any other tool call of its
+// starts), so the guarantee is the same; what
 // goes is one wait for a commit per level of the tree on the way back up,
 // and the children that end together and their parent's tool results share
 // a transaction. (The ledger's writer commits in the order writes are
@@ -75,6 +76,17 @@ func (e *Engine) settle(s *Scope) {
 	if err := s.writes.Wait(); err != nil {
 		e.ledgerFailed("ledger: recording", s, err)
 	}
+	e.settleHanded(s)
+}
+
+// settleHanded waits for the writes that the finished children of s
+// handed over to it. It is also called before each tool call of s runs
+// (Engine.guard), so that a child run after another (tools run one at a
+// time) starts with its elder sibling's record on disk; the calls of one
+// response that start together find nothing to wait for.
+func (e *Engine) settleHanded(s *Scope) {
+	s.handWait.Lock() // a concurrent caller goes on only once these are on disk
+	defer s.handWait.Unlock()
 	s.mu.Lock()
 	handed := s.handed
 	s.handed = nil

@@ -77,6 +77,8 @@ type Scope struct {
 	// handed are the last writes of finished children (and of theirs)
 	// that this run has not yet waited for (Engine.handOver).
 	handed []handedWrites
+	// handWait is held while handed writes are waited for (settleHanded).
+	handWait sync.Mutex
 }
 
 type scopeKey struct{}

@@ -196,6 +196,9 @@ func (e *Engine) policyFor(s *Scope, _ *tool.Registry) *Policy {
 // call answers with the subagent envelope.
 func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) error {
 	return func(_ context.Context, call llm.ToolCall) error {
+		// What the run's children that have ended wrote is on disk before
+		// another tool call of the run runs (ledger.go).
+		e.settleHanded(s)
 		err := p.Check(call.Name)
 		if err == nil {
 			return nil
