@@ -43,8 +43,15 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 				return err
 			}
 		}
-		_, err := t.exec(insertMessage, m.RunID, seq, m.Role, m.Content, calls,
-			m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, created.UnixNano())
+		var err error
+		if !calls.Valid && m.ToolCallID == "" && m.ToolName == "" && !m.IsError {
+			// A task or an answer: fewer values to bind (see
+			// insertStartingRun), the rest are the columns' defaults.
+			_, err = t.exec(insertTextMessage, m.RunID, seq, m.Role, m.Content, m.InputTokens, m.OutputTokens, created.UnixNano())
+		} else {
+			_, err = t.exec(insertMessage, m.RunID, seq, m.Role, m.Content, calls,
+				m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, created.UnixNano())
+		}
 		switch sqliteCode(err) {
 		case codeConstraintForeignKey:
 			return fmt.Errorf("run %s is not recorded: %w", m.RunID, ErrNotFound)
@@ -70,6 +77,12 @@ const nextMessageSeq = `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE run
 const insertMessage = `INSERT INTO messages
     (run_id, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, input_tokens, output_tokens, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insertTextMessage is insertMessage for a message with no tool calls and
+// that is no tool result.
+const insertTextMessage = `INSERT INTO messages
+    (run_id, seq, role, content, input_tokens, output_tokens, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?)`
 
 const messagesOfRun = `SELECT run_id, seq, role, content, tool_calls, tool_call_id, tool_name,
     is_error, input_tokens, output_tokens, created_at FROM messages WHERE run_id = ? ORDER BY seq`

@@ -6,8 +6,10 @@ package store
 // library caller's message without a sequence number, a session's exchange.)
 var preparedWrites = []string{
 	insertRun,
+	insertStartingRunSQL,
 	finishRun,
 	insertMessage,
+	insertTextMessage,
 	insertEvent,
 	insertExchange,
 }

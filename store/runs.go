@@ -56,24 +56,26 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 				return fmt.Errorf("look up parent run %s: %w", run.ParentID, err)
 			}
 		}
-		_, err := t.exec(insertRun,
-			run.ID, nullString(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
-			run.Status, run.Error, nanos(run.StartedAt), nanos(run.FinishedAt),
-			run.InputTokens, run.OutputTokens, run.TreeInputTokens, run.TreeOutputTokens,
-			run.Turns, run.Task, run.Output, nullString(run.SessionID),
-			me.pid, me.host, me.start, run.ToolCallID, run.Workdir,
-			run.Executor, run.Temporal.Address, run.Temporal.Namespace, run.Temporal.TaskQueue)
+		var err error
+		if starting(&run) {
+			err = insertStartingRun(t, &run, rootID, me)
+		} else {
+			_, err = t.exec(insertRun,
+				run.ID, nullString(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
+				run.Status, run.Error, nanos(run.StartedAt), nanos(run.FinishedAt),
+				run.InputTokens, run.OutputTokens, run.TreeInputTokens, run.TreeOutputTokens,
+				run.Turns, run.Task, run.Output, nullString(run.SessionID),
+				me.pid, me.host, me.start, run.ToolCallID, run.Workdir,
+				run.Executor, run.Temporal.Address, run.Temporal.Namespace, run.Temporal.TaskQueue)
+			if err == nil && (run.BudgetTokens != 0 || run.BudgetUSD != 0) {
+				_, err = t.exec(setRunBudget, run.BudgetTokens, run.BudgetUSD, run.ID)
+			}
+		}
 		if sqliteCode(err) == codeConstraintPrimaryKey {
 			return fmt.Errorf("a run with this id is already recorded: %w", err)
 		}
 		if err != nil {
 			return err
-		}
-		if run.BudgetTokens != 0 || run.BudgetUSD != 0 {
-			// Most runs have no budget: only those pay this statement.
-			if _, err := t.exec(setRunBudget, run.BudgetTokens, run.BudgetUSD, run.ID); err != nil {
-				return err
-			}
 		}
 		if run.RootID == "" {
 			run.RootID = rootID
@@ -93,6 +95,33 @@ const insertRun = `INSERT INTO runs (
     owner_pid, owner_host, owner_start, tool_call_id, workdir,
     executor, temporal_address, temporal_namespace, temporal_task_queue)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// starting reports whether r is a run as it starts (what the engine
+// records): nothing has ended, been used or been given to another
+// executor yet, so every column insertStartingRun leaves out keeps its
+// default.
+func starting(r *Run) bool {
+	return r.Error == "" && r.FinishedAt.IsZero() && r.Output == "" && r.Turns == 0 && r.SessionID == "" &&
+		r.InputTokens == 0 && r.OutputTokens == 0 && r.TreeInputTokens == 0 && r.TreeOutputTokens == 0 &&
+		r.Executor == "" && r.Temporal == (TemporalRef{})
+}
+
+// insertStartingRun inserts a starting run (starting) with insertStartingRunSQL:
+// a fan-out records thousands, and binding a value costs the writer more
+// than SQLite's default for a column it is not given (each string is
+// copied to C memory and freed).
+func insertStartingRun(t *wtx, run *Run, rootID string, me owner) error {
+	_, err := t.exec(insertStartingRunSQL,
+		run.ID, nullString(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
+		run.Status, nanos(run.StartedAt), run.Task, me.pid, me.host, me.start, run.ToolCallID, run.Workdir,
+		run.BudgetTokens, run.BudgetUSD)
+	return err
+}
+
+const insertStartingRunSQL = `INSERT INTO runs (
+    id, parent_id, root_id, agent, kind, depth, model, status, started_at, task,
+    owner_pid, owner_host, owner_start, tool_call_id, workdir, budget_tokens, budget_usd)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const setRunBudget = `UPDATE runs SET budget_tokens = ?, budget_usd = ? WHERE id = ?`
 

@@ -50,6 +50,34 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 }
 
+// A run as the engine records its start (nothing ended or used yet) reads
+// back whole too, its budget and the parent's tool call included, before
+// and after it finishes; one given more (an output) is recorded as given.
+func TestStartingRunRoundTrip(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	var root Run
+	mustCreate(t, s, &root)
+	start := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	want := Run{ID: NewID(), ParentID: root.ID, RootID: root.ID, Agent: "leaf", Kind: KindCallAgent, Depth: 1,
+		Model: "openai/gpt-x", Status: StatusRunning, StartedAt: start, Task: "part 1", ToolCallID: "call_1",
+		Workdir: "/src", Attempt: 1, AttemptStartedAt: start, BudgetTokens: 500, BudgetUSD: 0.25}
+	for _, finished := range []bool{false, true} {
+		r := want
+		if finished {
+			r.ID, r.Output, r.Status, r.FinishedAt = NewID(), "done already", StatusOK, start.Add(time.Second)
+		}
+		mustCreate(t, s, &r)
+		got, err := s.GetRun(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(r, *got); diff != "" {
+			t.Errorf("GetRun after CreateRun (finished %v) (-want +got):\n%s", finished, diff)
+		}
+	}
+}
+
 func TestCreateRunDefaults(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
