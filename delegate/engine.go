@@ -114,7 +114,7 @@ type Engine struct {
 	sessions memSessions
 	memories memEntries
 	// running maps the id of each run in progress to its cancel.
-	running sync.Map
+	running runningRuns
 	// eventWarned: a failed event write has been logged as a warning.
 	eventWarned atomic.Bool
 	// specNames is the set of Specializations' tool names
@@ -330,8 +330,8 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	runCtx, cancel := runContext(ctx, deadline)
 	defer cancel()
 	runCtx = WithScope(runCtx, s)
-	e.running.Store(id, cancel)
-	defer e.running.Delete(id)
+	e.running.add(id, cancel)
+	defer e.running.remove(id)
 	runCtx = e.observeCalls(runCtx, s)
 
 	tools := e.toolsFor(s, r)
@@ -657,11 +657,42 @@ func toolCallID(ctx context.Context) string {
 // Its parent gets a cancelled envelope and goes on. It reports whether
 // such a run was running.
 func (e *Engine) Cancel(runID string) bool {
-	c, ok := e.running.Load(runID)
+	c, ok := e.running.get(runID)
 	if ok {
-		c.(context.CancelFunc)()
+		c()
 	}
 	return ok
+}
+
+// runningRuns maps the id of each run in progress to its cancel. (A map
+// under a mutex, not a sync.Map: every run of a fan-out adds and removes
+// itself once, and a sync.Map allocates nodes for each entry and walks
+// them to delete it.)
+type runningRuns struct {
+	mu sync.Mutex
+	m  map[string]context.CancelFunc
+}
+
+func (r *runningRuns) add(id string, cancel context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = make(map[string]context.CancelFunc)
+	}
+	r.m[id] = cancel
+}
+
+func (r *runningRuns) remove(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, id)
+}
+
+func (r *runningRuns) get(id string) (context.CancelFunc, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.m[id]
+	return c, ok
 }
 
 func statusOf(ctx, runCtx context.Context, err error) Status {
