@@ -49,6 +49,7 @@ func configErrf(format string, args ...any) error {
 // sandbox helper (deputy re-executes itself as one) and exits inside.
 func Main(args []string) int {
 	sandbox.Main(append([]string{"deputy"}, args...))
+	deferFirstGC()
 	cmdTiming = newTiming(os.Getenv("DEPUTY_TIMING"))
 	cmdTiming.mark("start")
 	code := run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
