@@ -38,9 +38,11 @@ func (s *Server) llmHandler(wr wire) http.Handler {
 			})
 		}
 		s.serveLLM(sw, r, wr, e)
-		// A response is complete for the client only once the handler
+		// A whole answer is complete for the client only once the handler
 		// returns (net/http then sends Content-Length or the last chunk), so
-		// a client that has read an answer finds it logged as done.
+		// a client that has read an answer finds it logged as done. A stream
+		// is logged as done before its last event (stream), which a client
+		// may act on without waiting for the end of the body.
 		sw.done()
 		if s.logf != nil {
 			s.logf("llmtest: %s %s %s -> %d rule=%q stream=%v", protocol, r.Method, r.URL.Path, sw.status, e.Rule, e.Stream)
@@ -137,6 +139,12 @@ func (s *Server) stream(w *statusWriter, r *http.Request, wr wire, c *call, a *A
 		if i > 0 && !s.wait(r.Context(), a.ChunkDelay) {
 			return
 		}
+		if i == len(events)-1 && (i > 0 || a.Fault == FaultNone) {
+			// A client may return as soon as it has the last event, before
+			// this handler does: the answer is logged as done first, so a
+			// test reading the log then finds it (status included).
+			w.done()
+		}
 		if writeEvent(w, ev) != nil || rc.Flush() != nil {
 			return
 		}
@@ -153,6 +161,7 @@ func (s *Server) stream(w *statusWriter, r *http.Request, wr wire, c *call, a *A
 			hangUp(w)
 			return
 		case FaultMalformed:
+			w.done() // as for a last event: the client fails on this one
 			_ = writeEvent(w, wr.brokenEvent())
 			_ = rc.Flush()
 			return

@@ -14,8 +14,9 @@ import (
 // logged, failed ones included.
 type Request struct {
 	// Received is when the request arrived; Done when its answer was
-	// finished (zero while it is in flight). Tests compare them to prove
-	// that requests overlapped.
+	// finished, a stream's just before its last event went out (zero while
+	// it is in flight): a client that has read its answer finds Done and
+	// Status set. Tests compare them to prove that requests overlapped.
 	Received time.Time
 	Done     time.Time
 	// Protocol is "openai", "anthropic" or "gemini"; empty for a path that
