@@ -107,7 +107,7 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 		Started: start, Workdir: parent.Workdir, Model: parent.Model, tree: tree,
 		// The function acts for its caller: agents it runs get no MCP tool
 		// the caller lacks (baseTools).
-		base: parent.base}
+		base: parent.base, mcpOwner: parent.mcpOwner}
 	s.Deadline = tree.deadline(time.Time{})
 	if d, ok := ctx.Deadline(); ok && (s.Deadline.IsZero() || d.Before(s.Deadline)) {
 		s.Deadline = d

@@ -258,9 +258,12 @@ func quotaName(err error) string {
 func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id string, r *run) *Envelope {
 	start := time.Now()
 	s := &Scope{RunID: id, RootID: tree.RootID, Kind: r.kind, Label: r.label, Workdir: r.workdir, Started: start,
-		Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree}
+		Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree, mcpOwner: r.agent}
 	if parent != nil {
 		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
+		if s.mcpOwner == nil {
+			s.mcpOwner = parent.mcpOwner
+		}
 	}
 	if e.Ledger != nil {
 		s.writes = new(ledger.Pending)

@@ -99,6 +99,11 @@ type RunSpec struct {
 	// answer must match, if any.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	OutputName   string          `json:"output_name,omitempty"`
+	// MCPAgent, on a run without an agent of its own (subagent,
+	// subquery), is the agent whose definition declares the servers of
+	// its MCP tools (BaseTools' mcp__ names): its caller's, or the
+	// nearest ancestor's that has one.
+	MCPAgent string `json:"mcp_agent,omitempty"`
 	// MaxDepth is the call_agent nesting limit the run's ancestors leave
 	// it (0 for a root): its own max_depth can only narrow it.
 	MaxDepth int `json:"max_depth,omitempty"`
@@ -142,6 +147,9 @@ func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
 	if parent != nil {
 		sp.ParentID, sp.RootID, sp.Depth = parent.RunID, parent.RootID, parent.Depth+1
 		sp.MaxDepth = parent.maxDepth
+		if r.agent == nil && parent.mcpOwner != nil {
+			sp.MCPAgent = parent.mcpOwner.Name
+		}
 	} else {
 		sp.RootID = id
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
@@ -147,16 +150,63 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 		}
 		r.output = out
 	}
-	base, err := e.Tools(spec.Workdir).Narrow(spec.BaseTools)
+	owner := r.agent
+	if owner == nil && spec.MCPAgent != "" {
+		a, ok := e.Agents.Get(spec.MCPAgent)
+		if !ok {
+			return nil, r, fmt.Errorf("%w: no agent named %q is defined on this worker", ErrConfig, spec.MCPAgent)
+		}
+		owner = a
+	}
+	builtin := slices.DeleteFunc(slices.Clone(spec.BaseTools), func(n string) bool { return strings.HasPrefix(n, MCPToolPrefix) })
+	base, err := e.Tools(spec.Workdir).Narrow(builtin)
+	if err == nil && len(builtin) < len(spec.BaseTools) {
+		base, err = e.externalTools(base, owner, spec.BaseTools)
+	}
 	if err != nil {
 		return nil, r, fmt.Errorf("%w: run %s: %w", ErrConfig, spec.RunID, err)
 	}
 	r.base = base
 	s := &Scope{RunID: spec.RunID, ParentID: spec.ParentID, RootID: spec.RootID, Depth: spec.Depth, Kind: spec.Kind,
 		Label: spec.Label, Workdir: spec.Workdir, Model: spec.Model, agent: r.agent, base: base, subagentOn: spec.SubagentOn,
-		tree: newTree(spec.RootID, e.Quotas, e.Concurrency)}
+		tree: newTree(spec.RootID, e.Quotas, e.Concurrency), mcpOwner: owner}
 	narrowMaxDepth(s, spec.MaxDepth)
 	return s, r, nil
+}
+
+// externalTools adds to base the MCP tools named among names (the
+// run's own tools, as the process that described the run had them), from
+// this process's External source: the servers owner's definition and the
+// settings declare, started here on first use and shared by every step
+// that needs them. Only the servers the names come from are asked for, so
+// a child keeps no MCP tool its caller lacked. A server that did not
+// start stands for all its tools on either side (mcp__<server>, answering
+// with its error); a name no tool here covers is a configuration error,
+// as an unknown built-in tool is.
+func (e *Engine) externalTools(base *tool.Registry, owner *config.Agent, names []string) (*tool.Registry, error) {
+	want := mcpNames(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !strings.HasPrefix(n, MCPToolPrefix) }))
+	if e.External == nil || owner == nil {
+		return nil, fmt.Errorf("MCP tools %s: no MCP server is configured for them here", strings.Join(want, ", "))
+	}
+	allow := func(prefix string) bool { return e.Grant.AllowsServer(prefix) && want.hasServer(prefix) }
+	var got []string
+	for _, t := range e.External.AgentTools(owner, allow) {
+		n := t.Spec().Name
+		failed := strings.Count(n, "__") == 1 // a server that did not start
+		if !matchTool(want, n) && !(failed && want.hasServer(n)) {
+			continue
+		}
+		if err := base.Add(t); err != nil {
+			return nil, err
+		}
+		got = append(got, n)
+	}
+	for _, n := range want {
+		if !matchTool(got, n) && !mcpNames(got).hasServer(n) {
+			return nil, fmt.Errorf("MCP tool %s: no server configured here has it", n)
+		}
+	}
+	return e.Grant.Narrow(base), nil
 }
 
 // Describe is the root run of req in data, as a RunSpec with a new id.

@@ -47,6 +47,11 @@ type Scope struct {
 	// base is the run's own tools, without delegation tools: what
 	// subagent's allowed_tools narrows and what a subquery inherits.
 	base *tool.Registry
+	// mcpOwner is the agent whose definition declares the servers of the
+	// run's MCP tools: its own agent, or for a run without one (subagent,
+	// subquery, function) its caller's. A worker rebuilding the run
+	// elsewhere (RunSpec.MCPAgent) binds the same servers through it.
+	mcpOwner *config.Agent
 	// offered is every tool name the model of this run was offered.
 	offered map[string]bool
 	// maxDepth is the call_agent nesting limit in force here: the

@@ -147,19 +147,22 @@ on as many machines: a tree's children spread across them. Every worker must see
 the same agent definitions and working directories.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := workerEngine(g, cmd.ErrOrStderr())
+			w, eng, err := workerEngine(g, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
+			// The MCP servers the worker's runs started (lazily, shared
+			// by every run it makes calls for) stop with it.
+			defer w.Close()
 			cl, err := c.dial()
 			if err != nil {
 				return err
 			}
 			defer cl.Close()
-			w := worker.New(cl, c.queue, worker.Options{})
-			durable.Register(w, eng)
+			wk := worker.New(cl, c.queue, worker.Options{})
+			durable.Register(wk, eng)
 			fmt.Fprintf(cmd.ErrOrStderr(), "deputy-temporal: worker polling %s (namespace %s, task queue %s)\n", c.hostPort, c.namespace, c.queue)
-			return w.Run(worker.InterruptCh())
+			return wk.Run(worker.InterruptCh())
 		},
 	}
 	c.flags(cmd)
@@ -168,15 +171,15 @@ the same agent definitions and working directories.`,
 
 // workerEngine is the workspace's engine with providers that make one
 // attempt per call: Temporal retries the activity instead.
-func workerEngine(g *globals, stderr io.Writer) (*delegate.Engine, error) {
+func workerEngine(g *globals, stderr io.Writer) (*workspace.Workspace, *delegate.Engine, error) {
 	w, err := g.load(stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := *w.Settings
 	s.Retry.MaxAttempts = 1
 	w.Models = workspace.NewModels(&s, w.Dir)
-	return w.Engine(nil), nil
+	return w, w.Engine(nil), nil
 }
 
 type runFlags struct {
@@ -262,6 +265,9 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	if err != nil {
 		return err
 	}
+	// Describing the root lists its MCP tools, starting their servers
+	// here: they stop with this process; the workers run their own.
+	defer w.Close()
 	a, _, err := w.Agent(name)
 	if err != nil {
 		return usage(err)

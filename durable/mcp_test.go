@@ -1,0 +1,232 @@
+//go:build temporal
+
+package durable_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/durable"
+	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/mcp"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
+)
+
+// stubEnv makes this test binary an MCP server (mcpStub) instead of
+// running the tests.
+const stubEnv = "DEPUTY_DURABLE_MCPSTUB"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(stubEnv) != "" {
+		os.Exit(mcpStub(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// mcpStub serves, over stdio with the Go SDK, an MCP server NAME whose
+// every TOOL{message} answers "NAME/TOOL: message" (as cmd/deputy's
+// mcpstub does for the scripts), so that no npm or internet is needed.
+func mcpStub(args []string) int {
+	if len(args) < 1 {
+		fmt.Fprintln(os.Stderr, "usage: NAME TOOL...")
+		return 2
+	}
+	name := args[0]
+	s := sdk.NewServer(&sdk.Implementation{Name: name, Version: "1"}, nil)
+	type in struct {
+		Message string `json:"message"`
+	}
+	for _, tl := range args[1:] {
+		sdk.AddTool(s, &sdk.Tool{Name: tl, Description: "answers " + name + "/" + tl},
+			func(_ context.Context, _ *sdk.CallToolRequest, args in) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name + "/" + tl + ": " + args.Message}}}, nil, nil
+			})
+	}
+	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func stubServer(t *testing.T, name string, tools ...string) config.MCPServer {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return config.MCPServer{Name: name, Transport: config.MCPStdio, Command: exe, Args: append([]string{name}, tools...),
+		Env: map[string]string{stubEnv: "1"}}
+}
+
+// The lead uses a global server's tool and its own server's, and
+// delegates to a worker (call_agent) whose file asks for two tools of the
+// global server, of which the lead has one, and to a subagent, which
+// inherits the lead's tools.
+const mcpScript = `
+rules:
+  - name: lead
+    match: {system: "^LEAD", last_role: user}
+    reply:
+      tool_calls:
+        - {name: mcp__stub__echo, arguments: {message: lead}}
+        - {name: call_agent, arguments: {agent: worker, task: "part W"}}
+        - {name: subagent, arguments: {label: sub, task_prompt: "sub task"}}
+  - name: lead-merge
+    match: {system: "^LEAD", last_role: tool}
+    reply: {text: "{{ join .ToolResults \" | \" }}"}
+  - name: worker
+    match: {system: "^WORKER", last_role: user}
+    reply:
+      tool_calls: [{name: mcp__stub__echo, arguments: {message: worker}}]
+  - name: worker-answer
+    match: {system: "^WORKER", last_role: tool}
+    reply: {text: "W {{ join .ToolResults \"\" }}"}
+  - name: sub
+    match: {system: "^You are a sub-agent", last: "^sub task"}
+    reply:
+      tool_calls: [{name: mcp__own__ping, arguments: {message: sub}}]
+  - name: sub-answer
+    match: {system: "^You are a sub-agent", last_role: tool}
+    reply: {text: "S {{ join .ToolResults \"\" }}"}
+  - name: sub-summary
+    match: {system: "^You are a sub-agent"}
+    reply: {text: "S summary"}
+`
+
+// seen is what a recording provider's model calls were offered and read.
+type seen struct {
+	mu    sync.Mutex
+	tools map[string][]string // by system prompt's first word: the last call's tools
+	reads []string            // every tool result the models read
+}
+
+type recordingProvider struct {
+	llm.Provider
+	s *seen
+}
+
+func (p recordingProvider) Generate(ctx context.Context, req *llm.Request, on llm.StreamFunc) (*llm.Response, error) {
+	p.s.mu.Lock()
+	who, _, _ := strings.Cut(req.System, " ")
+	if len(req.Tools) > 0 {
+		var names []string
+		for _, t := range req.Tools {
+			names = append(names, t.Name)
+		}
+		slices.Sort(names)
+		p.s.tools[who] = names
+	}
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleTool {
+			p.s.reads = append(p.s.reads, m.Content)
+		}
+	}
+	p.s.mu.Unlock()
+	return p.Provider.Generate(ctx, req, on)
+}
+
+// mcpEngine is an engine with its own MCP manager, as each process (the
+// submitting one, a worker) has.
+func mcpEngine(t *testing.T) (*delegate.Engine, *seen, *config.Agent) {
+	t.Helper()
+	s, err := llmtest.ParseScript([]byte(mcpScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &seen{tools: map[string][]string{}}
+	lead := &config.Agent{Name: "lead", Model: "script/test", SystemPrompt: "LEAD", SubAgents: []string{"worker"},
+		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "subagent"},
+		MCPServers: []config.MCPServer{stubServer(t, "own", "ping")}}
+	worker := &config.Agent{Name: "worker", Model: "script/test", SystemPrompt: "WORKER",
+		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "mcp__stub__other"}}
+	mgr := mcp.NewManager([]config.MCPServer{stubServer(t, "stub", "echo", "other")})
+	t.Cleanup(func() { _ = mgr.Close() })
+	eng := &delegate.Engine{
+		Agents:   config.NewAgentSet(lead, worker),
+		Models:   models{recordingProvider{Provider: llmtest.NewProvider(s), s: rec}},
+		Tools:    func(workdir string) *tool.Registry { return builtin.New(builtin.Options{Workdir: workdir}) },
+		External: mgr,
+	}
+	return eng, rec, lead
+}
+
+// A tree whose agents use MCP tools runs on Temporal as it does locally:
+// the worker starts the servers, offers every run the MCP tools a local
+// run has (a call_agent child none its caller lacks, a subagent its
+// caller's, from the caller's own server too) and runs them in its
+// activities.
+func TestMCPToolsRunOnTemporalAsLocally(t *testing.T) {
+	dir := t.TempDir()
+	local, localSeen, lead := mcpEngine(t)
+	want := local.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if !want.OK() || !strings.Contains(want.Output, "stub/echo: lead") || !strings.Contains(want.Output, "W stub/echo: worker") {
+		t.Fatalf("local run: %s %q %s", want.Status, want.Output, want.Error)
+	}
+
+	submitter, _, lead := mcpEngine(t)
+	spec, err := submitter.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, workerSeen, _ := mcpEngine(t)
+	env := quietSuite().NewTestWorkflowEnvironment()
+	durable.Register(env, worker)
+	env.ExecuteWorkflow(durable.WorkflowName, spec)
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, err %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	var got delegate.Envelope
+	if err := env.GetWorkflowResult(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != delegate.StatusOK || got.Output != want.Output {
+		t.Errorf("workflow answer %q (%s %s), local %q", got.Output, got.Status, got.Error, want.Output)
+	}
+	for _, who := range []string{"LEAD", "WORKER", "You"} {
+		if w, g := localSeen.tools[who], workerSeen.tools[who]; !slices.Equal(w, g) {
+			t.Errorf("%s was offered %v on Temporal, %v locally", who, g, w)
+		}
+	}
+	if tools := workerSeen.tools["WORKER"]; !slices.Contains(tools, "mcp__stub__echo") || slices.Contains(tools, "mcp__stub__other") {
+		t.Errorf("the worker agent was offered %v: want mcp__stub__echo and not mcp__stub__other, which its caller lacks", tools)
+	}
+	if tools := workerSeen.tools["You"]; !slices.Contains(tools, "mcp__own__ping") {
+		t.Errorf("the subagent was offered %v: want its caller's mcp__own__ping", tools)
+	}
+	if !slices.Contains(workerSeen.reads, "own/ping: sub") {
+		t.Errorf("no model read the subagent's MCP call's result; read %q", workerSeen.reads)
+	}
+}
+
+// A worker that has no server for a run's MCP tools fails the run with a
+// configuration error naming them, rather than running it without them.
+func TestMCPToolsAWorkerLacksFailTheRun(t *testing.T) {
+	submitter, _, lead := mcpEngine(t)
+	spec, err := submitter.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, _, _ := mcpEngine(t)
+	worker.External = nil
+	env := quietSuite().NewTestWorkflowEnvironment()
+	durable.Register(env, worker)
+	env.ExecuteWorkflow(durable.WorkflowName, spec)
+	var got delegate.Envelope
+	if err := env.GetWorkflowResult(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != delegate.StatusError || !strings.Contains(got.Error, "MCP tools mcp__own__ping, mcp__stub__echo: no MCP server is configured for them here") {
+		t.Errorf("got %s %q", got.Status, got.Error)
+	}
+}
