@@ -207,3 +207,54 @@ func TestQueuedEventsKeepTheirOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueTogether: the writes queued inside QueueTogether commit in one
+// transaction, though the writer is free when the first is queued; a write
+// that waits for its commit inside it is not held back, and takes what was
+// queued before it along.
+func TestQueueTogether(t *testing.T) {
+	s := openAt(t, filepath.Join(t.TempDir(), "t.db"))
+	if n := s.w.batches.Load(); n != 0 {
+		t.Errorf("opening a ledger with no run to sweep made %d transactions, want 0", n)
+	}
+	var p ledger.Pending
+	ctx := ledger.Queue(context.Background(), &p)
+	run := &Run{ID: NewID(), Agent: "lead", Task: "go"}
+	run.RootID = run.ID
+	before := s.w.batches.Load()
+	s.QueueTogether(func() {
+		if err := s.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		// Time for a writer that is not held to take the first write.
+		time.Sleep(20 * time.Millisecond)
+		if n := s.w.queued(); n != 1 {
+			t.Errorf("%d writes queued after the first, want it still queued", n)
+		}
+		if err := s.AppendMessage(ctx, &Message{RunID: run.ID, Seq: 1, Role: "user", Content: "go"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.w.batches.Load() - before; got != 1 {
+		t.Errorf("the writes queued together took %d transactions, want 1", got)
+	}
+
+	before = s.w.batches.Load()
+	s.QueueTogether(func() {
+		if err := s.AppendMessage(ctx, &Message{RunID: run.ID, Seq: 2, Role: "assistant", Content: "done"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendExchange(context.Background(), "s", Exchange{Query: "q"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Wait(); err != nil { // committed with the exchange
+			t.Fatal(err)
+		}
+	})
+	if got := s.w.batches.Load() - before; got != 1 {
+		t.Errorf("a waiting write and the one queued before it took %d transactions, want 1", got)
+	}
+}

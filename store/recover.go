@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/deputyhq/deputy/ledger"
@@ -14,6 +15,12 @@ const StatusInterrupted = ledger.StatusInterrupted
 // works under the write lock, so two processes opening at once agree, and only on
 // rows still "running" (a small partial index), so it costs nothing on a big ledger.
 //
+// Open looks for such runs first with a plain read (anyDead), outside the
+// write queue: most opens find none, and then make no transaction at all. A
+// process that dies after that read is one that died after the sweep, as
+// before; a dead process's runs that the read finds are looked up again
+// under the write lock.
+//
 // A run on another executor (Temporal) is not its recording process's to
 // lose: it is left running, for 'deputy runs resume' to attach to.
 //
@@ -25,22 +32,9 @@ func (s *Store) recoverInterrupted(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("find running runs: %w", err)
 		}
-		var dead []owner
-		for rows.Next() {
-			var o owner
-			if err := rows.Scan(&o.host, &o.pid, &o.start); err != nil {
-				rows.Close()
-				return fmt.Errorf("find running runs: %w", err)
-			}
-			if ownerGone(o) {
-				dead = append(dead, o)
-			}
-		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("find running runs: %w", err)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("find running runs: %w", err)
+		dead, err := deadOwners(rows)
+		if err != nil {
+			return err
 		}
 		for _, o := range dead {
 			msg := fmt.Sprintf("process %d on host %q ended before the run finished", o.pid, o.host)
@@ -50,6 +44,40 @@ func (s *Store) recoverInterrupted(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// anyDead reports whether db, read outside any write transaction, has
+// running runs of processes that are gone (recoverInterrupted).
+func anyDead(ctx context.Context, db *sql.DB) (bool, error) {
+	rows, err := db.QueryContext(ctx, runningOwners)
+	if err != nil {
+		return false, fmt.Errorf("find running runs: %w", err)
+	}
+	dead, err := deadOwners(rows)
+	return len(dead) > 0, err
+}
+
+// deadOwners reads runningOwners' rows and closes them, keeping the owners
+// that are gone.
+func deadOwners(rows *sql.Rows) ([]owner, error) {
+	var dead []owner
+	for rows.Next() {
+		var o owner
+		if err := rows.Scan(&o.host, &o.pid, &o.start); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("find running runs: %w", err)
+		}
+		if ownerGone(o) {
+			dead = append(dead, o)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("find running runs: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find running runs: %w", err)
+	}
+	return dead, nil
 }
 
 const runningOwners = `SELECT DISTINCT owner_host, owner_pid, owner_start FROM runs WHERE status = 'running' AND executor = ''`

@@ -110,11 +110,19 @@ func open(ctx context.Context, path string, maxBatch int) (_ *Store, err error) 
 	// run (deputy run) never opens one. The writer has just opened the same
 	// file, so what could fail here has failed already.
 
+	// The sweep's plain read, on the writer's connection before the writer
+	// holds it: without a dead process's run, no transaction.
+	sweep, err := anyDead(ctx, s.wdb)
+	if err != nil {
+		return nil, err
+	}
 	if s.w, err = newWriter(ctx, s.wdb, maxBatch, preparedWrites); err != nil {
 		return nil, err
 	}
-	if err := s.recoverInterrupted(ctx); err != nil {
-		return nil, err
+	if sweep {
+		if err := s.recoverInterrupted(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -208,6 +216,17 @@ func (s *Store) writeOrQueue(ctx context.Context, fn writeFunc) error {
 		return nil
 	}
 	return s.w.submit(ctx, fn)
+}
+
+// QueueTogether runs fn, and the writes it queues (ledger.Queue) start in
+// one transaction (up to the writer's batch bound) rather than the first
+// going alone while the others are being queued. fn must not wait for a
+// queued write (ledger.Pending.Wait): none is committed before fn returns.
+// A write that waits for its commit is not held back.
+func (s *Store) QueueTogether(fn func()) {
+	release := s.w.holdWrites()
+	defer release()
+	fn()
 }
 
 // reader returns the read pool, or ErrClosed.

@@ -57,7 +57,13 @@ type writer struct {
 	mu      sync.Mutex
 	pending []writeReq
 	closed  bool
-	wake    chan struct{} // one token: pending grew or the writer closed
+	wake    chan struct{} // one token: pending grew, a hold ended or the writer closed
+	// hold counts the holds (holdWrites) in force: while there is one, the
+	// writer starts no transaction for queued writes, so that what is
+	// queued under it commits together. urgent says that a waiting write
+	// (submit) is pending: it is never held back.
+	hold   int
+	urgent bool
 
 	stopped chan struct{} // closed when run returns
 
@@ -206,9 +212,29 @@ func (w *writer) enqueue(req writeReq) error {
 		return ErrClosed
 	}
 	w.pending = append(w.pending, req)
+	if req.done != nil {
+		w.urgent = true
+	}
 	w.mu.Unlock()
 	w.signal()
 	return nil
+}
+
+// holdWrites makes the writer start no transaction for queued writes until
+// release is called, so that writes queued meanwhile (by one goroutine,
+// handing over several at once) share one transaction instead of the first
+// of them going alone. It adds no wait to a waiting write (submit), which
+// the writer takes at once with whatever is queued.
+func (w *writer) holdWrites() (release func()) {
+	w.mu.Lock()
+	w.hold++
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		w.hold--
+		w.mu.Unlock()
+		w.signal()
+	}
 }
 
 func (w *writer) signal() {
@@ -240,7 +266,7 @@ func (w *writer) run() {
 	batch := make([]writeReq, 0, w.maxBatch)
 	for {
 		w.mu.Lock()
-		for len(w.pending) == 0 && !w.closed {
+		for (len(w.pending) == 0 || w.hold > 0 && !w.urgent) && !w.closed {
 			w.mu.Unlock()
 			<-w.wake
 			w.mu.Lock()
@@ -254,6 +280,7 @@ func (w *writer) run() {
 			// emptied buffer instead, so that neither is grown anew (a
 			// fan-out queues tens of thousands of writes).
 			batch, w.pending = w.pending, batch[:0]
+			w.urgent = false
 		} else {
 			batch = append(batch[:0], w.pending[:w.maxBatch]...)
 			clear(w.pending[:w.maxBatch]) // drop references to closures about to run

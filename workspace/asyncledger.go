@@ -60,8 +60,17 @@ func (l *AsyncLedger) open(ctx context.Context, w *Workspace) {
 		failed = notOpenError{err}
 	}
 	l.mu.Lock()
-	for _, h := range l.held {
-		h(st, failed)
+	handOver := func() {
+		for _, h := range l.held {
+			h(st, failed)
+		}
+	}
+	if st != nil {
+		// The held writes (a run's row, its task, maybe its first
+		// answer) commit together, not the first of them alone.
+		st.QueueTogether(handOver)
+	} else {
+		handOver()
 	}
 	l.held = nil
 	l.done = true
