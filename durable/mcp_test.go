@@ -4,18 +4,16 @@ package durable_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/durable"
+	"github.com/deputyhq/deputy/internal/mcptest"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/llmtest"
 	"github.com/deputyhq/deputy/mcp"
@@ -23,41 +21,15 @@ import (
 	"github.com/deputyhq/deputy/tool/builtin"
 )
 
-// stubEnv makes this test binary an MCP server (mcpStub) instead of
-// running the tests.
+// stubEnv makes this test binary an MCP server (mcptest.Stub) instead
+// of running the tests.
 const stubEnv = "DEPUTY_DURABLE_MCPSTUB"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(stubEnv) != "" {
-		os.Exit(mcpStub(os.Args[1:]))
+		os.Exit(mcptest.Stub(os.Args[1:]))
 	}
 	os.Exit(m.Run())
-}
-
-// mcpStub serves, over stdio with the Go SDK, an MCP server NAME whose
-// every TOOL{message} answers "NAME/TOOL: message" (as cmd/deputy's
-// mcpstub does for the scripts), so that no npm or internet is needed.
-func mcpStub(args []string) int {
-	if len(args) < 1 {
-		fmt.Fprintln(os.Stderr, "usage: NAME TOOL...")
-		return 2
-	}
-	name := args[0]
-	s := sdk.NewServer(&sdk.Implementation{Name: name, Version: "1"}, nil)
-	type in struct {
-		Message string `json:"message"`
-	}
-	for _, tl := range args[1:] {
-		sdk.AddTool(s, &sdk.Tool{Name: tl, Description: "answers " + name + "/" + tl},
-			func(_ context.Context, _ *sdk.CallToolRequest, args in) (*sdk.CallToolResult, any, error) {
-				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name + "/" + tl + ": " + args.Message}}}, nil, nil
-			})
-	}
-	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
 }
 
 func stubServer(t *testing.T, name string, tools ...string) config.MCPServer {

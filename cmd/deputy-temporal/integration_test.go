@@ -25,6 +25,7 @@ import (
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/durable"
 	"github.com/deputyhq/deputy/internal/cli"
+	"github.com/deputyhq/deputy/internal/mcptest"
 	"github.com/deputyhq/deputy/llm/llmtest"
 	"github.com/deputyhq/deputy/store"
 )
@@ -44,6 +45,10 @@ import (
 // links it under both names, so that deputy finds deputy-temporal next to
 // itself).
 func TestMain(m *testing.M) {
+	if os.Getenv(stubEnv) == "1" {
+		// An MCP server a worker started (mcp_test.go).
+		os.Exit(mcptest.Stub(os.Args[1:]))
+	}
 	switch filepath.Base(os.Args[0]) {
 	case "deputy":
 		os.Exit(cli.Main(os.Args[1:]))
