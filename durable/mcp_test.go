@@ -5,6 +5,7 @@ package durable_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -32,10 +33,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func stubServer(t *testing.T, name string, tools ...string) config.MCPServer {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+// stubServer is server name with tools, run by exe ("": this test
+// binary, as mcptest.Stub).
+func stubServer(t *testing.T, exe, name string, tools ...string) config.MCPServer {
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return config.MCPServer{Name: name, Transport: config.MCPStdio, Command: exe, Args: append([]string{name}, tools...),
 		Env: map[string]string{stubEnv: "1"}}
@@ -112,6 +117,12 @@ func (p recordingProvider) Generate(ctx context.Context, req *llm.Request, on ll
 // submitting one, a worker) has.
 func mcpEngine(t *testing.T) (*delegate.Engine, *seen, *config.Agent) {
 	t.Helper()
+	return mcpEngineOn(t, "")
+}
+
+// mcpEngineOn is mcpEngine with servers run by exe.
+func mcpEngineOn(t *testing.T, exe string) (*delegate.Engine, *seen, *config.Agent) {
+	t.Helper()
 	s, err := llmtest.ParseScript([]byte(mcpScript))
 	if err != nil {
 		t.Fatal(err)
@@ -119,10 +130,10 @@ func mcpEngine(t *testing.T) (*delegate.Engine, *seen, *config.Agent) {
 	rec := &seen{tools: map[string][]string{}}
 	lead := &config.Agent{Name: "lead", Model: "script/test", SystemPrompt: "LEAD", SubAgents: []string{"worker"},
 		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "subagent"},
-		MCPServers: []config.MCPServer{stubServer(t, "own", "ping")}}
+		MCPServers: []config.MCPServer{stubServer(t, exe, "own", "ping")}}
 	worker := &config.Agent{Name: "worker", Model: "script/test", SystemPrompt: "WORKER",
 		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "mcp__stub__other"}}
-	mgr := mcp.NewManager([]config.MCPServer{stubServer(t, "stub", "echo", "other")})
+	mgr := mcp.NewManager([]config.MCPServer{stubServer(t, exe, "stub", "echo", "other")})
 	t.Cleanup(func() { _ = mgr.Close() })
 	eng := &delegate.Engine{
 		Agents:   config.NewAgentSet(lead, worker),
@@ -178,6 +189,35 @@ func TestMCPToolsRunOnTemporalAsLocally(t *testing.T) {
 	}
 	if !slices.Contains(workerSeen.reads, "own/ping: sub") {
 		t.Errorf("no model read the subagent's MCP call's result; read %q", workerSeen.reads)
+	}
+}
+
+// A submitting process whose servers do not start describes the root
+// with the tools they stand for (each tool its file names, a server for
+// all of an own server's): the worker, whose servers start, binds them all.
+func TestMCPServersTheSubmitterCannotStartRunOnTheWorker(t *testing.T) {
+	dir := t.TempDir()
+	submitter, _, lead := mcpEngineOn(t, filepath.Join(dir, "no-such-server"))
+	spec, err := submitter.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"mcp__own", "mcp__stub__echo"}; !slices.Equal(spec.BaseTools, want) {
+		t.Fatalf("the root's tools, as its submitter describes them: %v, want %v", spec.BaseTools, want)
+	}
+	worker, workerSeen, _ := mcpEngine(t)
+	env := quietSuite().NewTestWorkflowEnvironment()
+	durable.Register(env, worker)
+	env.ExecuteWorkflow(durable.WorkflowName, spec)
+	var got delegate.Envelope
+	if err := env.GetWorkflowResult(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != delegate.StatusOK || !slices.Contains(workerSeen.reads, "own/ping: sub") || !strings.HasPrefix(got.Output, "stub/echo: lead | W stub/echo: worker | ") {
+		t.Errorf("got %s %q %s; the models read %q", got.Status, got.Output, got.Error, workerSeen.reads)
+	}
+	if want := []string{"call_agent", "mcp__own__ping", "mcp__stub__echo", "subagent"}; !slices.Equal(workerSeen.tools["LEAD"], want) {
+		t.Errorf("the lead was offered %v on the worker, want %v", workerSeen.tools["LEAD"], want)
 	}
 }
 
