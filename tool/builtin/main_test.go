@@ -26,6 +26,8 @@ func TestMain(m *testing.M) {
 //	<test binary> -deputy-net-probe dial 127.0.0.1:PORT   connect over TCP
 //	<test binary> -deputy-net-probe mptcp 127.0.0.1:PORT  connect over MPTCP
 //	<test binary> -deputy-net-probe listen 127.0.0.1:0    open a TCP listener
+//	<test binary> -deputy-net-probe vsock -               open an AF_VSOCK socket
+//	<test binary> -deputy-net-probe local -               open a Unix and a netlink socket
 //
 // It prints "ok" or the error, and exits 0 either way.
 const netProbeArg = "-deputy-net-probe"
@@ -42,6 +44,11 @@ func netProbe(op, addr string) int {
 	case "mptcp":
 		// What curl --mptcp does, with nothing Go might fall back on.
 		err = dialMPTCP(addr)
+	case "vsock":
+		// A virtual machine's way to its host, which Landlock does not see.
+		err = openVsock()
+	case "local":
+		err = openLocal()
 	case "listen":
 		var ln net.Listener
 		if ln, err = net.Listen("tcp", addr); err == nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // dialMPTCP connects to addr (IPv4) over an MPTCP socket and writes the
@@ -24,4 +26,26 @@ func dialMPTCP(addr string) error {
 	}
 	_, err = syscall.Write(fd, []byte("probe\n"))
 	return err
+}
+
+// openVsock creates an AF_VSOCK stream socket and closes it.
+func openVsock() error {
+	fd, err := syscall.Socket(unix.AF_VSOCK, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return fmt.Errorf("socket: %w", err)
+	}
+	return syscall.Close(fd)
+}
+
+// openLocal creates a Unix stream socket and a netlink route socket (what
+// libc opens to learn the machine's addresses) and closes them.
+func openLocal() error {
+	for _, fam := range [][3]int{{unix.AF_UNIX, syscall.SOCK_STREAM, 0}, {unix.AF_NETLINK, syscall.SOCK_RAW, unix.NETLINK_ROUTE}} {
+		fd, err := syscall.Socket(fam[0], fam[1], fam[2])
+		if err != nil {
+			return fmt.Errorf("socket %d: %w", fam[0], err)
+		}
+		syscall.Close(fd)
+	}
+	return nil
 }

@@ -145,10 +145,20 @@ func TestTerminalSandboxDeniesNetwork(t *testing.T) {
 	wantOK(t, probe(denied, "dial", addr), "probe: dial tcp "+addr+": ", "permission denied")
 	wantOK(t, probe(denied, "mptcp", addr), "probe: socket: permission denied")
 	wantOK(t, probe(denied, "listen", "127.0.0.1:0"), "probe: listen tcp 127.0.0.1:0: ", "permission denied")
+	// Not only IPv4 and IPv6 are refused: AF_VSOCK reaches a virtual
+	// machine's host. Local sockets still work.
+	wantOK(t, probe(denied, "vsock", "-"), "probe: socket: permission denied")
+	wantOK(t, probe(denied, "local", "-"), "probe: ok")
 
 	allowed, _ := testRegistry(t, Options{TerminalReadPaths: read, TerminalNetwork: true}, nil)
 	wantOK(t, probe(allowed, "dial", addr), "probe: ok")
 	wantOK(t, probe(allowed, "listen", "127.0.0.1:0"), "probe: ok")
+	switch res := probe(allowed, "vsock", "-"); {
+	case strings.Contains(res.Content, "address family not supported"):
+		t.Log("this kernel has no AF_VSOCK")
+	default:
+		wantOK(t, res, "probe: ok")
+	}
 	want := 1
 	switch res := probe(allowed, "mptcp", addr); {
 	case strings.Contains(res.Content, "protocol not supported"):

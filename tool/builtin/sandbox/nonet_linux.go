@@ -12,9 +12,9 @@ import (
 // (IPPROTO_MPTCP, which Go itself uses for listeners), SCTP, and UDP
 // before ABI 10 connect and bind freely under a ruleset that denies TCP.
 // So a command without network also gets a seccomp filter that refuses to
-// create any IPv4 or IPv6 socket (EACCES, as Landlock answers) and
-// io_uring rings (ENOSYS, so programs fall back to plain system calls the
-// filter sees). Unix sockets and netlink still work.
+// create any socket but a local one (localFamilies; EACCES, as Landlock
+// answers) and io_uring rings (ENOSYS, so programs fall back to plain
+// system calls the filter sees). Unix sockets and netlink still work.
 
 // seccompArch is what the filter needs to know of an architecture: its
 // audit number, socket(2)'s number, and those of a compat (32-bit) ABI the
@@ -27,6 +27,11 @@ type seccompArch struct {
 	compatSocket         uint32
 	compatSocketcall     uint32 // 0: none
 }
+
+// localFamilies are the socket families a command without network may
+// create: Unix sockets, netlink (which libc asks for the machine's
+// addresses) and the kernel's crypto API.
+var localFamilies = []uint32{unix.AF_UNIX, unix.AF_NETLINK, unix.AF_ALG}
 
 // ioUringSetup is io_uring_setup(2)'s number on every architecture here.
 const ioUringSetup = 425
@@ -135,10 +140,16 @@ func networkFilter(a seccompArch) []unix.SockFilter {
 	b.jump(unix.BPF_JEQ, ioUringSetup, "enosys", "")
 	b.ret(retAllow)
 
+	// Only the local families are allowed, not IPv4 and IPv6 alone: a
+	// family such as AF_VSOCK (a virtual machine's host), AF_TIPC or
+	// AF_RDS reaches other machines too.
 	b.label("domain")
 	b.load(offArg0)
-	b.jump(unix.BPF_JEQ, unix.AF_INET, "eacces", "")
-	b.jump(unix.BPF_JEQ, unix.AF_INET6, "eacces", "")
+	for _, af := range localFamilies {
+		b.jump(unix.BPF_JEQ, af, "allow", "")
+	}
+	b.ret(retEACCES)
+	b.label("allow")
 	b.ret(retAllow)
 
 	b.label("eacces")
