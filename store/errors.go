@@ -41,6 +41,10 @@ const (
 
 // sqliteCode returns the extended SQLite result code inside err, or 0.
 func sqliteCode(err error) int {
+	if err == nil {
+		// Every write asks; errors.As would allocate its target each time.
+		return 0
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		return se.Code()
