@@ -188,7 +188,10 @@ func (e *Engine) externalTools(base *tool.Registry, owner *config.Agent, names [
 	if e.External == nil || owner == nil {
 		return nil, fmt.Errorf("MCP tools %s: no MCP server is configured for them here", strings.Join(want, ", "))
 	}
-	allow := func(prefix string) bool { return e.Grant.AllowsServer(prefix) && want.hasServer(prefix) }
+	allow := func(s config.MCPServer) bool {
+		p := config.MCPToolPrefix(s.Name)
+		return e.Grant.AllowsServer(p) && want.hasServer(p)
+	}
 	var got []string
 	for _, t := range e.External.AgentTools(owner, allow) {
 		n := t.Spec().Name

@@ -247,14 +247,28 @@ func (e *Engine) baseTools(a *config.Agent, all *tool.Registry, parent *Scope) (
 		reg = narrowHosts(reg, a.AllowedHosts)
 	}
 	if e.External != nil {
-		chain := callerMCP(parent)
-		allow := e.Grant.AllowsServer
-		if chain != nil {
-			allow = func(prefix string) bool { return e.Grant.AllowsServer(prefix) && chain.hasServer(prefix) }
+		chain, servers := callerMCP(parent)
+		var redefined []serverPair
+		allow := func(s config.MCPServer) bool {
+			p := config.MCPToolPrefix(s.Name)
+			if !e.Grant.AllowsServer(p) {
+				return false
+			}
+			if chain == nil {
+				return true
+			}
+			if !chain.hasServer(p) {
+				return false
+			}
+			if theirs, ok := servers[p]; !ok || len(theirs.Differs(s)) > 0 {
+				redefined = append(redefined, serverPair{child: s, caller: theirs})
+				return false
+			}
+			return true
 		}
 		var lacking []string
 		for _, t := range e.External.AgentTools(a, allow) {
-			if name := t.Spec().Name; chain != nil && !matchTool(chain, name) {
+			if name := t.Spec().Name; chain != nil && (!matchTool(chain, name) || !sameServer(servers, t)) {
 				lacking = append(lacking, name)
 				continue
 			}
@@ -265,9 +279,19 @@ func (e *Engine) baseTools(a *config.Agent, all *tool.Registry, parent *Scope) (
 		}
 		if chain != nil {
 			e.warnLacking(a, parent.Label, chain, lacking)
+			e.warnRedefined(a, parent.Label, redefined)
 		}
 	}
 	return e.Grant.Narrow(reg), external, nil
+}
+
+// ServerTool is a tool an External source serves from an MCP server:
+// Server is that server's definition. A call_agent child keeps such a tool
+// only when its caller has it from the same definition (nothing Differs),
+// not merely under the same name: a child's file can declare a server of
+// the caller's name that runs something else.
+type ServerTool interface {
+	Server() config.MCPServer
 }
 
 // mcpNames are the MCP tools a run has (mcp__<server>__<tool>, or
@@ -279,20 +303,91 @@ type mcpNames []string
 // asks for (built-in tools are bounded by the grant alone: a lead that
 // only delegates hands its workers tools it does not use itself, but an
 // MCP server is outside access the user gave the caller's chain, or not).
-// nil for a root, which only the grant bounds.
-func callerMCP(parent *Scope) mcpNames {
+// servers are the definitions of the servers they come from, by prefix
+// (mcp__<server>). nil for a root, which only the grant bounds.
+func callerMCP(parent *Scope) (mcpNames, map[string]config.MCPServer) {
 	if parent == nil {
-		return nil
+		return nil, nil
 	}
-	out := mcpNames{}
+	out, servers := mcpNames{}, map[string]config.MCPServer{}
 	if parent.base != nil {
-		for _, n := range parent.base.Names() {
-			if strings.HasPrefix(n, MCPToolPrefix) {
-				out = append(out, n)
+		for _, t := range parent.base.Tools() {
+			n := t.Spec().Name
+			if !strings.HasPrefix(n, MCPToolPrefix) {
+				continue
+			}
+			out = append(out, n)
+			if st, ok := t.(ServerTool); ok {
+				s := st.Server()
+				servers[config.MCPToolPrefix(s.Name)] = s
 			}
 		}
 	}
-	return out
+	return out, servers
+}
+
+// sameServer reports whether t, a tool offered to a call_agent child,
+// comes from the server its caller has under that name.
+func sameServer(servers map[string]config.MCPServer, t tool.Tool) bool {
+	st, ok := t.(ServerTool)
+	if !ok {
+		return false
+	}
+	s := st.Server()
+	theirs, ok := servers[config.MCPToolPrefix(s.Name)]
+	return ok && len(theirs.Differs(s)) == 0
+}
+
+// serverPair is a server a call_agent child would get and its caller's
+// server of that name, which is another one.
+type serverPair struct{ child, caller config.MCPServer }
+
+// warnRedefined says once per caller, agent and server that a call_agent
+// child runs without a server because the one it would get is not the
+// server of that name its caller has. It names where each is declared and
+// which fields differ, never their values (env and headers hold secrets).
+func (e *Engine) warnRedefined(a *config.Agent, caller string, pairs []serverPair) {
+	if e.Logger == nil {
+		return
+	}
+	for _, p := range pairs {
+		prefix := config.MCPToolPrefix(p.child.Name)
+		var tools []string
+		for _, n := range a.Tools {
+			if n == prefix || strings.HasPrefix(n, prefix+"__") {
+				tools = append(tools, strings.TrimSuffix(n, "__*"))
+			}
+		}
+		if len(tools) == 0 {
+			tools = []string{prefix}
+		}
+		key := caller + "\x00" + a.Name + "\x00" + p.child.Fingerprint()
+		if _, done := e.chainWarned.LoadOrStore(key, true); done {
+			continue
+		}
+		where := a.Name
+		if a.Path != "" {
+			where = a.Path
+		}
+		differs := "another definition"
+		if p.caller.Name != "" { // else the caller's tool told no server
+			d := p.caller.Differs(p.child)
+			differs = "other " + strings.Join(d, ", ")
+			if n := len(d); n > 1 {
+				differs = "other " + strings.Join(d[:n-1], ", ") + " and " + d[n-1]
+			}
+		}
+		e.Logger.Warn(fmt.Sprintf("%s: agent %q runs without %s: its caller %q has them from another MCP server named %q (%s), not the one the child would get (%s: %s), and a child never gets a tool its caller lacks",
+			where, a.Name, strings.Join(tools, ", "), caller, p.child.Name, origin(p.caller), origin(p.child), differs))
+	}
+}
+
+// origin is where an MCP server is declared, for messages.
+func origin(s config.MCPServer) string {
+	if s.Origin == "" {
+		return "declared nowhere deputy can name"
+	}
+	return s.Origin
 }
 
 // hasServer reports whether any of the names is a tool of the server
@@ -368,10 +463,14 @@ type ToolSource interface {
 	// AgentTools returns the tools agent a may use. A source whose tools
 	// cannot be had (a server that does not start) returns tools that
 	// answer with that error, so the model learns of it. allowServer says
-	// whether the run's grant could allow any tool named prefix__<tool>
-	// (prefix mcp__<server>); a source leaves out, and does not start,
+	// whether the run may have any tool of a server (the grant could allow
+	// a tool named mcp__<server>__<tool>, and a call_agent child's caller
+	// has that very server); a source leaves out, and does not start,
 	// what it refuses. The engine narrows the tools by the grant after.
-	AgentTools(a *config.Agent, allowServer func(prefix string) bool) []tool.Tool
+	//
+	// Its tools implement ServerTool: those that do not never pass from
+	// a caller to a call_agent child.
+	AgentTools(a *config.Agent, allowServer func(config.MCPServer) bool) []tool.Tool
 }
 
 // queryToolsOf lists the llm_query tools a root agent is offered: all of

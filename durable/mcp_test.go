@@ -242,3 +242,36 @@ func TestMCPToolsAWorkerLacksFailTheRun(t *testing.T) {
 		t.Errorf("got %s %q", got.Status, got.Error)
 	}
 }
+
+// A call_agent child whose own definition declares a server under the
+// name of its caller's but another one (other args) gets none of its
+// tools on Temporal, as locally: the process that describes the child
+// compares the servers, so no worker starts the child's.
+func TestMCPServerAChildRedefinesIsNotItsCallersOnTemporal(t *testing.T) {
+	redefine := func(e *delegate.Engine) {
+		w, _ := e.Agents.Get("worker")
+		w.MCPServers = []config.MCPServer{stubServer(t, "", "stub", "echo")}
+	}
+	dir := t.TempDir()
+	submitter, _, lead := mcpEngine(t)
+	redefine(submitter)
+	spec, err := submitter.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, workerSeen, _ := mcpEngine(t)
+	redefine(worker)
+	env := quietSuite().NewTestWorkflowEnvironment()
+	durable.Register(env, worker)
+	env.ExecuteWorkflow(durable.WorkflowName, spec)
+	var got delegate.Envelope
+	if err := env.GetWorkflowResult(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != delegate.StatusOK || !strings.Contains(got.Output, "W Error: tool 'mcp__stub__echo' is not available to this agent") {
+		t.Errorf("got %s %q %s", got.Status, got.Output, got.Error)
+	}
+	if tools := workerSeen.tools["WORKER"]; slices.Contains(tools, "mcp__stub__echo") {
+		t.Errorf("the worker agent was offered %v: mcp__stub__echo of its own server, which its caller lacks", tools)
+	}
+}
