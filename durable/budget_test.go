@@ -10,11 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"go.temporal.io/sdk/client"
-
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
-	"github.com/deputyhq/deputy/durable"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/llmtest"
 	"github.com/deputyhq/deputy/llm/price"
@@ -135,19 +132,8 @@ func TestBudgetsMatchALocalRun(t *testing.T) {
 			submitter, _ := budgetEngine(t)
 			submitter.Prices = price.NewTable(prices)
 			a, _ = submitter.Agents.Get(tc.agent)
-			spec, err := submitter.Describe(delegate.RunRequest{Agent: a, Task: "go", Workdir: t.TempDir(), Budget: tc.budget})
-			if err != nil {
-				t.Fatal(err)
-			}
 			eng, prov := budgetEngine(t)
-			env := quietSuite().NewTestWorkflowEnvironment()
-			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: spec.RunID})
-			durable.Register(env, eng)
-			env.ExecuteWorkflow(durable.WorkflowName, spec)
-			var got delegate.Envelope
-			if err := env.GetWorkflowResult(&got); err != nil {
-				t.Fatal(err)
-			}
+			_, got := onTemporal(t, submitter, eng, delegate.RunRequest{Agent: a, Task: "go", Workdir: t.TempDir(), Budget: tc.budget})
 			tc.check(t, &got)
 			if got.Status != want.Status || got.Error != want.Error || got.Output != want.Output || got.Turns != want.Turns ||
 				got.TreeUsage != want.TreeUsage || len(got.Children) != len(want.Children) {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
-	"github.com/deputyhq/deputy/durable"
 	"github.com/deputyhq/deputy/internal/mcptest"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/llmtest"
@@ -158,21 +157,8 @@ func TestMCPToolsRunOnTemporalAsLocally(t *testing.T) {
 	}
 
 	submitter, _, lead := mcpEngine(t)
-	spec, err := submitter.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
 	worker, workerSeen, _ := mcpEngine(t)
-	env := quietSuite().NewTestWorkflowEnvironment()
-	durable.Register(env, worker)
-	env.ExecuteWorkflow(durable.WorkflowName, spec)
-	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
-		t.Fatalf("workflow: completed %v, err %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
-	}
-	var got delegate.Envelope
-	if err := env.GetWorkflowResult(&got); err != nil {
-		t.Fatal(err)
-	}
+	_, got := onTemporal(t, submitter, worker, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 	if got.Status != delegate.StatusOK || got.Output != want.Output {
 		t.Errorf("workflow answer %q (%s %s), local %q", got.Output, got.Status, got.Error, want.Output)
 	}
@@ -198,20 +184,10 @@ func TestMCPToolsRunOnTemporalAsLocally(t *testing.T) {
 func TestMCPServersTheSubmitterCannotStartRunOnTheWorker(t *testing.T) {
 	dir := t.TempDir()
 	submitter, _, lead := mcpEngineOn(t, filepath.Join(dir, "no-such-server"))
-	spec, err := submitter.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"mcp__own", "mcp__stub__echo"}; !slices.Equal(spec.BaseTools, want) {
-		t.Fatalf("the root's tools, as its submitter describes them: %v, want %v", spec.BaseTools, want)
-	}
 	worker, workerSeen, _ := mcpEngine(t)
-	env := quietSuite().NewTestWorkflowEnvironment()
-	durable.Register(env, worker)
-	env.ExecuteWorkflow(durable.WorkflowName, spec)
-	var got delegate.Envelope
-	if err := env.GetWorkflowResult(&got); err != nil {
-		t.Fatal(err)
+	spec, got := onTemporal(t, submitter, worker, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if want := []string{"mcp__own", "mcp__stub__echo"}; !slices.Equal(spec.BaseTools, want) {
+		t.Errorf("the root's tools, as its submitter describes them: %v, want %v", spec.BaseTools, want)
 	}
 	if got.Status != delegate.StatusOK || !slices.Contains(workerSeen.reads, "own/ping: sub") || !strings.HasPrefix(got.Output, "stub/echo: lead | W stub/echo: worker | ") {
 		t.Errorf("got %s %q %s; the models read %q", got.Status, got.Output, got.Error, workerSeen.reads)
@@ -225,19 +201,9 @@ func TestMCPServersTheSubmitterCannotStartRunOnTheWorker(t *testing.T) {
 // configuration error naming them, rather than running it without them.
 func TestMCPToolsAWorkerLacksFailTheRun(t *testing.T) {
 	submitter, _, lead := mcpEngine(t)
-	spec, err := submitter.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	worker, _, _ := mcpEngine(t)
 	worker.External = nil
-	env := quietSuite().NewTestWorkflowEnvironment()
-	durable.Register(env, worker)
-	env.ExecuteWorkflow(durable.WorkflowName, spec)
-	var got delegate.Envelope
-	if err := env.GetWorkflowResult(&got); err != nil {
-		t.Fatal(err)
-	}
+	_, got := onTemporal(t, submitter, worker, delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
 	if got.Status != delegate.StatusError || !strings.Contains(got.Error, "MCP tools mcp__own__ping, mcp__stub__echo: no MCP server is configured for them here") {
 		t.Errorf("got %s %q", got.Status, got.Error)
 	}
@@ -255,19 +221,9 @@ func TestMCPServerAChildRedefinesIsNotItsCallersOnTemporal(t *testing.T) {
 	dir := t.TempDir()
 	submitter, _, lead := mcpEngine(t)
 	redefine(submitter)
-	spec, err := submitter.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
 	worker, workerSeen, _ := mcpEngine(t)
 	redefine(worker)
-	env := quietSuite().NewTestWorkflowEnvironment()
-	durable.Register(env, worker)
-	env.ExecuteWorkflow(durable.WorkflowName, spec)
-	var got delegate.Envelope
-	if err := env.GetWorkflowResult(&got); err != nil {
-		t.Fatal(err)
-	}
+	_, got := onTemporal(t, submitter, worker, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 	if got.Status != delegate.StatusOK || !strings.Contains(got.Output, "W Error: tool 'mcp__stub__echo' is not available to this agent") {
 		t.Errorf("got %s %q %s", got.Status, got.Output, got.Error)
 	}

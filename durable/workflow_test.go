@@ -121,20 +121,7 @@ func TestTreeAsWorkflowsMatchesALocalRun(t *testing.T) {
 	}
 
 	eng, prov, lead := newEngine(t)
-	spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := quietSuite().NewTestWorkflowEnvironment()
-	durable.Register(env, eng)
-	env.ExecuteWorkflow(durable.WorkflowName, spec)
-	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
-		t.Fatalf("workflow: completed %v, err %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
-	}
-	var got delegate.Envelope
-	if err := env.GetWorkflowResult(&got); err != nil {
-		t.Fatal(err)
-	}
+	spec, got := onTemporal(t, eng, eng, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 	if got.Status != delegate.StatusOK || got.Output != want.Output || !strings.HasSuffix(got.Output, " | B done") {
 		t.Errorf("workflow answer %q (%s), local %q", got.Output, got.Status, want.Output)
 	}
@@ -170,17 +157,7 @@ func TestUnfixableErrorIsNotRetried(t *testing.T) {
 	eng, prov, lead := newEngineWith(t, script)
 	dir := t.TempDir()
 	writeFile(t, dir, "data.txt", "DATA")
-	spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := quietSuite().NewTestWorkflowEnvironment()
-	durable.Register(env, eng)
-	env.ExecuteWorkflow(durable.WorkflowName, spec)
-	var got delegate.Envelope
-	if err := env.GetWorkflowResult(&got); err != nil {
-		t.Fatal(err)
-	}
+	_, got := onTemporal(t, eng, eng, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 	if n := prov.calls["WORKER B"]; n != 1 {
 		t.Errorf("worker-b made %d model calls, want 1", n)
 	}
@@ -203,6 +180,31 @@ func noRateLimit(script string) string {
 	i := strings.Index(script, "  - name: b-limited")
 	j := strings.Index(script, "  - name: b-answer")
 	return script[:i] + script[j:]
+}
+
+// onTemporal runs the tree that submitter describes for req as workflows
+// that worker serves, in Temporal's test environment, as deputy run
+// --temporal does (the root's workflow id is its run id), and returns the
+// description and the root's envelope. The workflow itself must complete:
+// a run that fails is an envelope with an error status.
+func onTemporal(t *testing.T, submitter, worker *delegate.Engine, req delegate.RunRequest) (delegate.RunSpec, delegate.Envelope) {
+	t.Helper()
+	spec, err := submitter.Describe(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := quietSuite().NewTestWorkflowEnvironment()
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: spec.RunID})
+	durable.Register(env, worker)
+	env.ExecuteWorkflow(durable.WorkflowName, spec)
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, err %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	var got delegate.Envelope
+	if err := env.GetWorkflowResult(&got); err != nil {
+		t.Fatal(err)
+	}
+	return spec, got
 }
 
 func quietSuite() *testsuite.WorkflowTestSuite {
@@ -258,17 +260,7 @@ func TestStructuredOutputRepairMatchesALocalRun(t *testing.T) {
 			}
 
 			eng, prov, lead := run()
-			spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env := quietSuite().NewTestWorkflowEnvironment()
-			durable.Register(env, eng)
-			env.ExecuteWorkflow(durable.WorkflowName, spec)
-			var got delegate.Envelope
-			if err := env.GetWorkflowResult(&got); err != nil {
-				t.Fatal(err)
-			}
+			_, got := onTemporal(t, eng, eng, delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
 			if got.Status != want.Status || got.Error != want.Error || got.Output != want.Output ||
 				compact(got.OutputJSON) != compact(want.OutputJSON) || got.Turns != want.Turns || got.TreeUsage != want.TreeUsage {
 				t.Errorf("on Temporal: %s %q output %q json %s, %d turns, %+v\nlocally:    %s %q output %q json %s, %d turns, %+v",
@@ -339,18 +331,7 @@ func TestTreeQuotasMatchALocalRun(t *testing.T) {
 			eng, _, lead := newEngineWith(t, script)
 			eng.Quotas = tc.quotas
 			lead.SubAgentsConfig.Parallel = !tc.sequential
-			spec, err := eng.Describe(delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env := quietSuite().NewTestWorkflowEnvironment()
-			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: spec.RunID})
-			durable.Register(env, eng)
-			env.ExecuteWorkflow(durable.WorkflowName, spec)
-			var got delegate.Envelope
-			if err := env.GetWorkflowResult(&got); err != nil {
-				t.Fatal(err)
-			}
+			_, got := onTemporal(t, eng, eng, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 			tc.check(t, &got)
 			// How many tokens were counted when worker-a was stopped
 			// depends on whether worker-b's call came first, here as
