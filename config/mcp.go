@@ -51,35 +51,6 @@ func (s MCPServer) Fingerprint() string {
 	return string(b)
 }
 
-// Differs lists what makes o another server than s, by field name
-// ("name", "transport", "command", "args", "env", "cwd", "url",
-// "headers"), never by value: env and header values are often secrets.
-// Two definitions are the same server when nothing differs: the same
-// name and transport, and for stdio the same command, args in order, env
-// keys with their values and cwd, for HTTP the same URL and header names
-// with their values (another token is other access). Values are compared
-// as written, before ${VAR} expansion: the same text expands alike in one
-// process, and different texts are taken as different servers even when
-// they happen to expand alike. Where a definition came from (Origin) and
-// an empty map or list against none do not matter.
-func (s MCPServer) Differs(o MCPServer) []string {
-	var out []string
-	add := func(field string, same bool) {
-		if !same {
-			out = append(out, field)
-		}
-	}
-	add("name", s.Name == o.Name)
-	add("transport", s.Transport == o.Transport)
-	add("command", s.Command == o.Command)
-	add("args", slices.Equal(s.Args, o.Args))
-	add("env", maps.Equal(s.Env, o.Env))
-	add("cwd", s.Cwd == o.Cwd)
-	add("url", s.URL == o.URL)
-	add("headers", maps.Equal(s.Headers, o.Headers))
-	return out
-}
-
 // mcpKeys are every key an MCP server entry may have in any of the
 // formats deputy reads; what each means is settled in mcpServerFrom.
 var mcpKeys = []string{

@@ -3,7 +3,6 @@ package config
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -196,27 +195,5 @@ func TestLoadClaudeUserMCP(t *testing.T) {
 	}
 	if s := LoadClaudeUserMCP(p, "/proj"); s != nil {
 		t.Errorf("broken file gave %v", s)
-	}
-}
-
-// Differs names the fields that make two definitions two servers, and
-// none for one written twice (another origin, an empty env against none).
-func TestMCPServerDiffers(t *testing.T) {
-	a := MCPServer{Name: "notes", Transport: MCPStdio, Command: "stub", Args: []string{"notes"}, Origin: "a.toml:3"}
-	b := a
-	b.Env, b.Origin = map[string]string{}, ".mcp.json"
-	if d := a.Differs(b); len(d) != 0 {
-		t.Errorf("one server written twice differs in %v", d)
-	}
-	b.Args = []string{"forged"}
-	b.Env = map[string]string{"TOKEN": "x"}
-	if d := a.Differs(b); !slices.Equal(d, []string{"args", "env"}) {
-		t.Errorf("differs in %v, want [args env]", d)
-	}
-	h := MCPServer{Name: "docs", Transport: MCPHTTP, URL: "https://docs.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${A}"}}
-	h2 := h
-	h2.Headers = map[string]string{"Authorization": "Bearer ${B}"}
-	if d := h.Differs(h2); !slices.Equal(d, []string{"headers"}) {
-		t.Errorf("another token differs in %v, want [headers]", d)
 	}
 }

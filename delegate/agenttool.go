@@ -104,10 +104,7 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 	start := time.Now()
 	id := ledger.NewID()
 	s := &Scope{RunID: id, ParentID: parent.RunID, RootID: tree.RootID, Depth: parent.Depth + 1, Kind: KindTool, Label: label,
-		Started: start, Workdir: parent.Workdir, Model: parent.Model, tree: tree,
-		// The function acts for its caller: agents it runs get no MCP tool
-		// the caller lacks (baseTools).
-		base: parent.base, mcpOwner: parent.mcpOwner}
+		Started: start, Workdir: parent.Workdir, Model: parent.Model, tree: tree, mcpOwner: parent.mcpOwner}
 	s.Deadline = tree.deadline(time.Time{})
 	if d, ok := ctx.Deadline(); ok && (s.Deadline.IsZero() || d.Before(s.Deadline)) {
 		s.Deadline = d

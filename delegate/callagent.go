@@ -99,7 +99,7 @@ func (e *Engine) agentChild(ctx context.Context, parent *Scope, child *config.Ag
 	if child.Workdir != "" {
 		workdir = child.ResolveWorkdir(parent.Workdir)
 	}
-	r, err := e.newAgentRun(parent, child, KindCallAgent, model, workdir, task, taskContext)
+	r, err := e.newAgentRun(parent.tree, child, KindCallAgent, model, workdir, task, taskContext)
 	if err != nil {
 		return &Envelope{Kind: KindCallAgent, Label: child.Name, Status: StatusError, Error: err.Error(), Err: err}
 	}
@@ -115,8 +115,8 @@ func (e *Engine) agentChild(ctx context.Context, parent *Scope, child *config.Ag
 // agentRun's copy of it) would make every such stack deeper.
 //
 //go:noinline
-func (e *Engine) newAgentRun(parent *Scope, a *config.Agent, kind Kind, model, workdir, task, taskContext string) (*run, error) {
-	r, err := e.agentRun(parent, a, kind, model, workdir, task, taskContext, nil)
+func (e *Engine) newAgentRun(tree *Tree, a *config.Agent, kind Kind, model, workdir, task, taskContext string) (*run, error) {
+	r, err := e.agentRun(tree, a, kind, model, workdir, task, taskContext, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -121,9 +121,6 @@ type Engine struct {
 	// (specializationNames).
 	specNames     map[string]bool
 	specNamesOnce sync.Once
-	// chainWarned holds the MCP tools call_agent children were refused
-	// because their caller lacks them, each said once (warnLacking).
-	chainWarned sync.Map
 }
 
 // RunRequest asks for a root run of an agent.

@@ -60,13 +60,14 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 }
 
 // agentRun describes a run of a defined agent (the root, or a call_agent
-// child of parent, nil for a root): its own system prompt, skill and
-// files, then the task.
-func (e *Engine) agentRun(parent *Scope, a *config.Agent, kind Kind, model, workdir, task, taskContext string, history []llm.Message) (run, error) {
+// child): its own system prompt, skill and files, then the task.
+// tree, when set, is the tree the run joins, whose runs of one agent share
+// its tools.
+func (e *Engine) agentRun(tree *Tree, a *config.Agent, kind Kind, model, workdir, task, taskContext string, history []llm.Message) (run, error) {
 	if err := e.Grant.workdirError(a, workdir); err != nil {
 		return run{}, err
 	}
-	base, err := e.agentTools(parent, a, workdir)
+	base, err := e.agentTools(tree, a, workdir)
 	if err != nil {
 		return run{}, err
 	}

@@ -179,7 +179,8 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 // this process's External source: the servers owner's definition and the
 // settings declare, started here on first use and shared by every step
 // that needs them. Only the servers the names come from are asked for, so
-// a child keeps no MCP tool its caller lacked. A server that did not
+// a run gets no MCP tool it was not described with (a subagent its
+// caller's, a call_agent child its own file's). A server that did not
 // start stands for all its tools on either side (mcp__<server>, answering
 // with its error); a name no tool here covers is a configuration error,
 // as an unknown built-in tool is.
@@ -188,10 +189,7 @@ func (e *Engine) externalTools(base *tool.Registry, owner *config.Agent, names [
 	if e.External == nil || owner == nil {
 		return nil, fmt.Errorf("MCP tools %s: no MCP server is configured for them here", strings.Join(want, ", "))
 	}
-	allow := func(s config.MCPServer) bool {
-		p := config.MCPToolPrefix(s.Name)
-		return e.Grant.AllowsServer(p) && want.hasServer(p)
-	}
+	allow := func(prefix string) bool { return e.Grant.AllowsServer(prefix) && want.hasServer(prefix) }
 	var got []string
 	for _, t := range e.External.AgentTools(owner, allow) {
 		n := t.Spec().Name

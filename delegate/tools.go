@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -90,34 +89,27 @@ func offeredSet(reg *tool.Registry) map[string]bool {
 }
 
 // agentTools is baseTools, shared within a tree: the runs of one agent
-// there, on the same built-in tools (one workdir) and called by one
-// caller, get the same registry, so that a fan-out of thousands of one
-// agent's children narrows it once instead of keeping a copy each. A
-// registry is not changed once built (toolsFor builds a new one to add to
-// it). parent is the run's caller, nil for a root, which is alone. A run
-// given external tools does not share its registry: they are the source's
-// own (a server may start or fail between two runs). Which external tools
-// a run gets depends on its agent's definition and its caller's tools
-// (baseTools), both in the key: a run of an agent that got none from a
-// caller will get none from it.
-func (e *Engine) agentTools(parent *Scope, a *config.Agent, workdir string) (*tool.Registry, error) {
+// there, on the same built-in tools (one workdir), get the same registry,
+// so that a fan-out of thousands of one agent's children narrows it once
+// instead of keeping a copy each. A registry is not changed once built
+// (toolsFor builds a new one to add to it). tree is nil for a root, which
+// is alone. A run given external tools does not share its registry: they
+// are the source's own (a server may start or fail between two runs).
+func (e *Engine) agentTools(tree *Tree, a *config.Agent, workdir string) (*tool.Registry, error) {
 	all := e.Tools(workdir)
-	if parent == nil || parent.tree == nil {
-		reg, _, err := e.baseTools(a, all, parent)
+	if tree == nil {
+		reg, _, err := e.baseTools(a, all)
 		return reg, err
 	}
 	key := toolsKey{agent: a, all: all}
-	if e.External != nil {
-		key.caller = parent.base
-	}
-	if reg, ok := parent.tree.tools.Load(key); ok {
+	if reg, ok := tree.tools.Load(key); ok {
 		return reg.(*tool.Registry), nil
 	}
-	reg, external, err := e.baseTools(a, all, parent)
+	reg, external, err := e.baseTools(a, all)
 	if err != nil || external > 0 {
 		return reg, err
 	}
-	actual, _ := parent.tree.tools.LoadOrStore(key, reg)
+	actual, _ := tree.tools.LoadOrStore(key, reg)
 	return actual.(*tool.Registry), nil
 }
 
@@ -126,9 +118,6 @@ func (e *Engine) agentTools(parent *Scope, a *config.Agent, workdir string) (*to
 type toolsKey struct {
 	agent *config.Agent
 	all   *tool.Registry
-	// caller is the caller's own tools when an External source's tools
-	// depend on them.
-	caller *tool.Registry
 }
 
 // narrowMaxDepth sets s.maxDepth, the call_agent nesting limit in force
@@ -223,12 +212,15 @@ func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) 
 
 // baseTools narrows the built-in tools to what an agent's config names
 // (delegation names are handled by the engine, not here), or to the
-// defaults when it names none. parent is the caller of a call_agent child
-// (nil for a root): the child's MCP tools are only those its caller has.
+// defaults when it names none, and adds the External source's tools its
+// definition gives it. Built-in and MCP tools alike come from the agent's
+// own file, bounded by the run's grant, not by its caller's tools: a lead
+// that only delegates hands its workers tools it does not use itself, and
+// a Claude Code subagent's own mcpServers are its alone.
 //
 // all is the built-in tools of the run's workdir; external is how many
 // tools the External source added.
-func (e *Engine) baseTools(a *config.Agent, all *tool.Registry, parent *Scope) (_ *tool.Registry, external int, _ error) {
+func (e *Engine) baseTools(a *config.Agent, all *tool.Registry) (_ *tool.Registry, external int, _ error) {
 	names := e.DefaultTools
 	switch {
 	case slices.Contains(a.Tools, config.ToolsAll):
@@ -247,209 +239,24 @@ func (e *Engine) baseTools(a *config.Agent, all *tool.Registry, parent *Scope) (
 		reg = narrowHosts(reg, a.AllowedHosts)
 	}
 	if e.External != nil {
-		chain, servers := callerMCP(parent)
-		var redefined []serverPair
-		allow := func(s config.MCPServer) bool {
-			p := config.MCPToolPrefix(s.Name)
-			if !e.Grant.AllowsServer(p) {
-				return false
-			}
-			if chain == nil {
-				return true
-			}
-			if !chain.hasServer(p) {
-				return false
-			}
-			if theirs, ok := servers[p]; !ok || len(theirs.Differs(s)) > 0 {
-				redefined = append(redefined, serverPair{child: s, caller: theirs})
-				return false
-			}
-			return true
-		}
-		var lacking []string
-		for _, t := range e.External.AgentTools(a, allow) {
-			if name := t.Spec().Name; chain != nil && (!matchTool(chain, name) || !sameServer(servers, t)) {
-				lacking = append(lacking, name)
-				continue
-			}
+		for _, t := range e.External.AgentTools(a, e.Grant.AllowsServer) {
 			external++
 			if err := reg.Add(t); err != nil && e.Logger != nil {
 				e.Logger.Warn("tool left out", "agent", a.Name, "err", err)
 			}
 		}
-		if chain != nil {
-			e.warnLacking(a, parent.Label, chain, lacking)
-			e.warnRedefined(a, parent.Label, redefined)
-		}
 	}
 	return e.Grant.Narrow(reg), external, nil
-}
-
-// ServerTool is a tool an External source serves from an MCP server:
-// Server is that server's definition. A call_agent child keeps such a tool
-// only when its caller has it from the same definition (nothing Differs),
-// not merely under the same name: a child's file can declare a server of
-// the caller's name that runs something else.
-type ServerTool interface {
-	Server() config.MCPServer
 }
 
 // mcpNames are the MCP tools a run has (mcp__<server>__<tool>, or
 // mcp__<server> standing for a server that did not start).
 type mcpNames []string
 
-// callerMCP lists the MCP tools of a call_agent child's caller: limits only
-// narrow, so the child gets none the caller lacks, whatever its own file
-// asks for (built-in tools are bounded by the grant alone: a lead that
-// only delegates hands its workers tools it does not use itself, but an
-// MCP server is outside access the user gave the caller's chain, or not).
-// servers are the definitions of the servers they come from, by prefix
-// (mcp__<server>). nil for a root, which only the grant bounds.
-func callerMCP(parent *Scope) (mcpNames, map[string]config.MCPServer) {
-	if parent == nil {
-		return nil, nil
-	}
-	out, servers := mcpNames{}, map[string]config.MCPServer{}
-	if parent.base != nil {
-		for _, t := range parent.base.Tools() {
-			n := t.Spec().Name
-			if !strings.HasPrefix(n, MCPToolPrefix) {
-				continue
-			}
-			out = append(out, n)
-			if st, ok := t.(ServerTool); ok {
-				s := st.Server()
-				servers[config.MCPToolPrefix(s.Name)] = s
-			}
-		}
-	}
-	return out, servers
-}
-
-// sameServer reports whether t, a tool offered to a call_agent child,
-// comes from the server its caller has under that name.
-func sameServer(servers map[string]config.MCPServer, t tool.Tool) bool {
-	st, ok := t.(ServerTool)
-	if !ok {
-		return false
-	}
-	s := st.Server()
-	theirs, ok := servers[config.MCPToolPrefix(s.Name)]
-	return ok && len(theirs.Differs(s)) == 0
-}
-
-// serverPair is a server a call_agent child would get and its caller's
-// server of that name, which is another one.
-type serverPair struct{ child, caller config.MCPServer }
-
-// warnRedefined says once per caller, agent and server that a call_agent
-// child runs without a server because the one it would get is not the
-// server of that name its caller has. It names where each is declared and
-// which fields differ, never their values (env and headers hold secrets).
-func (e *Engine) warnRedefined(a *config.Agent, caller string, pairs []serverPair) {
-	if e.Logger == nil {
-		return
-	}
-	for _, p := range pairs {
-		prefix := config.MCPToolPrefix(p.child.Name)
-		var tools []string
-		for _, n := range a.Tools {
-			if n == prefix || strings.HasPrefix(n, prefix+"__") {
-				tools = append(tools, strings.TrimSuffix(n, "__*"))
-			}
-		}
-		if len(tools) == 0 {
-			tools = []string{prefix}
-		}
-		key := caller + "\x00" + a.Name + "\x00" + p.child.Fingerprint()
-		if _, done := e.chainWarned.LoadOrStore(key, true); done {
-			continue
-		}
-		where := a.Name
-		if a.Path != "" {
-			where = a.Path
-		}
-		differs := "another definition"
-		if p.caller.Name != "" { // else the caller's tool told no server
-			d := p.caller.Differs(p.child)
-			differs = "other " + strings.Join(d, ", ")
-			if n := len(d); n > 1 {
-				differs = "other " + strings.Join(d[:n-1], ", ") + " and " + d[n-1]
-			}
-		}
-		e.Logger.Warn(fmt.Sprintf("%s: agent %q runs without %s: its caller %q has them from another MCP server named %q (%s), not the one the child would get (%s: %s), and a child never gets a tool its caller lacks",
-			where, a.Name, strings.Join(tools, ", "), caller, p.child.Name, origin(p.caller), origin(p.child), differs))
-	}
-}
-
-// origin is where an MCP server is declared, for messages.
-func origin(s config.MCPServer) string {
-	if s.Origin == "" {
-		return "declared nowhere deputy can name"
-	}
-	return s.Origin
-}
-
 // hasServer reports whether any of the names is a tool of the server
 // whose tools are named prefix__<tool>.
 func (m mcpNames) hasServer(prefix string) bool {
 	return slices.ContainsFunc(m, func(n string) bool { return n == prefix || strings.HasPrefix(n, prefix+"__") })
-}
-
-// warnLacking says once per caller, agent and names what a call_agent
-// child's own file asks for (its tools list's mcp__ entries, the servers
-// it declares) that its caller cannot pass on. What the grant refuses is
-// reported at load, and the global servers a child takes only because it
-// lists no tools are not asked for by name: neither is repeated here.
-func (e *Engine) warnLacking(a *config.Agent, caller string, chain mcpNames, lacking []string) {
-	if e.Logger == nil {
-		return
-	}
-	asks := []string{}
-	for _, n := range a.Tools {
-		if strings.HasPrefix(n, MCPToolPrefix) {
-			asks = append(asks, strings.TrimSuffix(n, "__*"))
-		}
-	}
-	for _, s := range a.MCPServers {
-		p := config.MCPToolPrefix(s.Name)
-		if !slices.ContainsFunc(asks, func(n string) bool { return n == p || strings.HasPrefix(n, p+"__") }) {
-			asks = append(asks, p)
-		}
-	}
-	var missing []string
-	for _, n := range asks {
-		whole := strings.Count(n, "__") == 1
-		switch {
-		case whole && !e.Grant.AllowsServer(n), !whole && !e.Grant.AllowsTool(n):
-			// refused by the grant, reported at load
-		case whole && !chain.hasServer(n):
-			missing = append(missing, n)
-		case whole:
-			for _, l := range lacking {
-				if strings.HasPrefix(l, n+"__") && e.Grant.AllowsTool(l) {
-					missing = append(missing, l)
-				}
-			}
-		case !matchTool(chain, n):
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) == 0 {
-		return
-	}
-	slices.Sort(missing)
-	missing = slices.Compact(missing)
-	key := caller + "\x00" + a.Name + "\x00" + strings.Join(missing, ",")
-	if _, done := e.chainWarned.LoadOrStore(key, true); done {
-		return
-	}
-	where := a.Name
-	if a.Path != "" {
-		where = a.Path
-	}
-	e.Logger.Warn(fmt.Sprintf("%s: agent %q runs without %s: its caller %q does not have them, and a child never gets a tool its caller lacks",
-		where, a.Name, strings.Join(missing, ", "), caller))
 }
 
 // MCPToolPrefix starts the names of MCP servers' tools in an agent's tools
@@ -463,14 +270,10 @@ type ToolSource interface {
 	// AgentTools returns the tools agent a may use. A source whose tools
 	// cannot be had (a server that does not start) returns tools that
 	// answer with that error, so the model learns of it. allowServer says
-	// whether the run may have any tool of a server (the grant could allow
-	// a tool named mcp__<server>__<tool>, and a call_agent child's caller
-	// has that very server); a source leaves out, and does not start,
+	// whether the run's grant could allow any tool named prefix__<tool>
+	// (prefix mcp__<server>); a source leaves out, and does not start,
 	// what it refuses. The engine narrows the tools by the grant after.
-	//
-	// Its tools implement ServerTool: those that do not never pass from
-	// a caller to a call_agent child.
-	AgentTools(a *config.Agent, allowServer func(config.MCPServer) bool) []tool.Tool
+	AgentTools(a *config.Agent, allowServer func(prefix string) bool) []tool.Tool
 }
 
 // queryToolsOf lists the llm_query tools a root agent is offered: all of

@@ -47,8 +47,9 @@ func stubServer(t *testing.T, exe, name string, tools ...string) config.MCPServe
 
 // The lead uses a global server's tool and its own server's, and
 // delegates to a worker (call_agent) whose file asks for two tools of the
-// global server, of which the lead has one, and to a subagent, which
-// inherits the lead's tools.
+// global server, of which the lead has one, and declares a server of its
+// own the lead lacks (Claude Code's per-subagent mcpServers), and to a
+// subagent, which inherits the lead's tools.
 const mcpScript = `
 rules:
   - name: lead
@@ -64,10 +65,12 @@ rules:
   - name: worker
     match: {system: "^WORKER", last_role: user}
     reply:
-      tool_calls: [{name: mcp__stub__echo, arguments: {message: worker}}]
+      tool_calls:
+        - {name: mcp__stub__echo, arguments: {message: worker}}
+        - {name: mcp__mine__pong, arguments: {message: worker}}
   - name: worker-answer
     match: {system: "^WORKER", last_role: tool}
-    reply: {text: "W {{ join .ToolResults \"\" }}"}
+    reply: {text: "W {{ join .ToolResults \"; \" }}"}
   - name: sub
     match: {system: "^You are a sub-agent", last: "^sub task"}
     reply:
@@ -131,7 +134,8 @@ func mcpEngineOn(t *testing.T, exe string) (*delegate.Engine, *seen, *config.Age
 		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "subagent"},
 		MCPServers: []config.MCPServer{stubServer(t, exe, "own", "ping")}}
 	worker := &config.Agent{Name: "worker", Model: "script/test", SystemPrompt: "WORKER",
-		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "mcp__stub__other"}}
+		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "mcp__stub__other"},
+		MCPServers: []config.MCPServer{stubServer(t, exe, "mine", "pong")}}
 	mgr := mcp.NewManager([]config.MCPServer{stubServer(t, exe, "stub", "echo", "other")})
 	t.Cleanup(func() { _ = mgr.Close() })
 	eng := &delegate.Engine{
@@ -145,14 +149,14 @@ func mcpEngineOn(t *testing.T, exe string) (*delegate.Engine, *seen, *config.Age
 
 // A tree whose agents use MCP tools runs on Temporal as it does locally:
 // the worker starts the servers, offers every run the MCP tools a local
-// run has (a call_agent child none its caller lacks, a subagent its
-// caller's, from the caller's own server too) and runs them in its
-// activities.
+// run has (a call_agent child those its own file gives it, whether its
+// caller has them or not; a subagent its caller's, from the caller's own
+// server too) and runs them in its activities.
 func TestMCPToolsRunOnTemporalAsLocally(t *testing.T) {
 	dir := t.TempDir()
 	local, localSeen, lead := mcpEngine(t)
 	want := local.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
-	if !want.OK() || !strings.Contains(want.Output, "stub/echo: lead") || !strings.Contains(want.Output, "W stub/echo: worker") {
+	if !want.OK() || !strings.Contains(want.Output, "stub/echo: lead") || !strings.Contains(want.Output, "W stub/echo: worker; mine/pong: worker") {
 		t.Fatalf("local run: %s %q %s", want.Status, want.Output, want.Error)
 	}
 
@@ -167,8 +171,11 @@ func TestMCPToolsRunOnTemporalAsLocally(t *testing.T) {
 			t.Errorf("%s was offered %v on Temporal, %v locally", who, g, w)
 		}
 	}
-	if tools := workerSeen.tools["WORKER"]; !slices.Contains(tools, "mcp__stub__echo") || slices.Contains(tools, "mcp__stub__other") {
-		t.Errorf("the worker agent was offered %v: want mcp__stub__echo and not mcp__stub__other, which its caller lacks", tools)
+	if want := []string{"mcp__mine__pong", "mcp__stub__echo", "mcp__stub__other"}; !slices.Equal(workerSeen.tools["WORKER"], want) {
+		t.Errorf("the worker agent was offered %v: want %v, what its own file gives it (its caller lacks all but mcp__stub__echo)", workerSeen.tools["WORKER"], want)
+	}
+	if !slices.Contains(workerSeen.reads, "mine/pong: worker") {
+		t.Errorf("no model read the worker's call of its own server's tool; read %q", workerSeen.reads)
 	}
 	if tools := workerSeen.tools["You"]; !slices.Contains(tools, "mcp__own__ping") {
 		t.Errorf("the subagent was offered %v: want its caller's mcp__own__ping", tools)
@@ -189,7 +196,7 @@ func TestMCPServersTheSubmitterCannotStartRunOnTheWorker(t *testing.T) {
 	if want := []string{"mcp__own", "mcp__stub__echo"}; !slices.Equal(spec.BaseTools, want) {
 		t.Errorf("the root's tools, as its submitter describes them: %v, want %v", spec.BaseTools, want)
 	}
-	if got.Status != delegate.StatusOK || !slices.Contains(workerSeen.reads, "own/ping: sub") || !strings.HasPrefix(got.Output, "stub/echo: lead | W stub/echo: worker | ") {
+	if got.Status != delegate.StatusOK || !slices.Contains(workerSeen.reads, "own/ping: sub") || !strings.HasPrefix(got.Output, "stub/echo: lead | W stub/echo: worker; mine/pong: worker | ") {
 		t.Errorf("got %s %q %s; the models read %q", got.Status, got.Output, got.Error, workerSeen.reads)
 	}
 	if want := []string{"call_agent", "mcp__own__ping", "mcp__stub__echo", "subagent"}; !slices.Equal(workerSeen.tools["LEAD"], want) {
@@ -210,13 +217,15 @@ func TestMCPToolsAWorkerLacksFailTheRun(t *testing.T) {
 }
 
 // A call_agent child whose own definition declares a server under the
-// name of its caller's but another one (other args) gets none of its
-// tools on Temporal, as locally: the process that describes the child
-// compares the servers, so no worker starts the child's.
-func TestMCPServerAChildRedefinesIsNotItsCallersOnTemporal(t *testing.T) {
+// name of its caller's but another one (here it answers as "forged") gets
+// its own on Temporal, as locally: its own file gives it its tools, the
+// caller's do not matter.
+func TestMCPServerAChildRedefinesIsItsOwnOnTemporal(t *testing.T) {
 	redefine := func(e *delegate.Engine) {
 		w, _ := e.Agents.Get("worker")
-		w.MCPServers = []config.MCPServer{stubServer(t, "", "stub", "echo")}
+		forged := stubServer(t, "", "forged", "echo")
+		forged.Name = "stub"
+		w.MCPServers = append(w.MCPServers, forged)
 	}
 	dir := t.TempDir()
 	submitter, _, lead := mcpEngine(t)
@@ -224,10 +233,10 @@ func TestMCPServerAChildRedefinesIsNotItsCallersOnTemporal(t *testing.T) {
 	worker, workerSeen, _ := mcpEngine(t)
 	redefine(worker)
 	_, got := onTemporal(t, submitter, worker, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
-	if got.Status != delegate.StatusOK || !strings.Contains(got.Output, "W Error: tool 'mcp__stub__echo' is not available to this agent") {
+	if got.Status != delegate.StatusOK || !strings.Contains(got.Output, "stub/echo: lead | W forged/echo: worker; mine/pong: worker") {
 		t.Errorf("got %s %q %s", got.Status, got.Output, got.Error)
 	}
-	if tools := workerSeen.tools["WORKER"]; slices.Contains(tools, "mcp__stub__echo") {
-		t.Errorf("the worker agent was offered %v: mcp__stub__echo of its own server, which its caller lacks", tools)
+	if tools := workerSeen.tools["WORKER"]; !slices.Contains(tools, "mcp__stub__echo") {
+		t.Errorf("the worker agent was offered %v: want mcp__stub__echo of its own server", tools)
 	}
 }

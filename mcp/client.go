@@ -179,11 +179,10 @@ func sanitize(s string) string { return config.MCPSanitize(s) }
 // (or one, mcp__<server>, when the agent takes all of them): calling it
 // answers with the error, naming the server and the tail of its stderr.
 //
-// allowServer, when not nil, says whether a server's tools may be used at
-// all in this run (the permission grant, the caller's servers); a server
-// it refuses is not started. Every tool returned tells its server's
-// definition (Server).
-func (m *Manager) AgentTools(a *config.Agent, allowServer func(config.MCPServer) bool) []tool.Tool {
+// allowServer, when not nil, says whether a server's tools (named by
+// their prefix, mcp__<server>) may be used at all in this run (the
+// permission grant); a server it refuses is not started.
+func (m *Manager) AgentTools(a *config.Agent, allowServer func(prefix string) bool) []tool.Tool {
 	servers, own, warnings := m.serversFor(a)
 	for _, w := range warnings {
 		m.log().Warn(w)
@@ -192,7 +191,7 @@ func (m *Manager) AgentTools(a *config.Agent, allowServer func(config.MCPServer)
 	var out []tool.Tool
 	for _, cfg := range servers {
 		want, ok := sel[cfg.Name]
-		if !ok || (allowServer != nil && !allowServer(cfg)) {
+		if !ok || (allowServer != nil && !allowServer(ToolName(cfg.Name, ""))) {
 			continue
 		}
 		r, err := m.server(cfg)
@@ -225,7 +224,7 @@ func (m *Manager) AgentTools(a *config.Agent, allowServer func(config.MCPServer)
 func (m *Manager) unavailable(cfg config.MCPServer, want selection, err error) []tool.Tool {
 	m.log().Warn("MCP server unavailable", "server", cfg.Name, "error", err)
 	if want.all {
-		return []tool.Tool{&brokenTool{name: ToolName(cfg.Name, ""), cfg: cfg, err: err}}
+		return []tool.Tool{&brokenTool{name: ToolName(cfg.Name, ""), server: cfg.Name, err: err}}
 	}
 	var out []tool.Tool
 	names := make([]string, 0, len(want.names))
@@ -234,7 +233,7 @@ func (m *Manager) unavailable(cfg config.MCPServer, want selection, err error) [
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		out = append(out, &brokenTool{name: ToolName(cfg.Name, n), cfg: cfg, err: err})
+		out = append(out, &brokenTool{name: ToolName(cfg.Name, n), server: cfg.Name, err: err})
 	}
 	return out
 }

@@ -8,7 +8,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )
@@ -40,11 +39,6 @@ func newRemoteTool(r *remote, t *sdk.Tool) (*remoteTool, error) {
 }
 
 func (t *remoteTool) Spec() llm.ToolSpec { return t.spec }
-
-// Server is the definition of the server the tool comes from: a
-// call_agent child keeps the tool only if its caller has it from the same
-// one (delegate.ServerTool).
-func (t *remoteTool) Server() config.MCPServer { return t.srv.cfg }
 
 // Run checks the arguments against the tool's schema, so that a bad call
 // never reaches the server, then calls it.
@@ -117,16 +111,13 @@ func clip(s string, max int) string {
 // brokenTool stands in for a tool of a server that could not start: the
 // model sees it and learns why when it calls it.
 type brokenTool struct {
-	name string
-	cfg  config.MCPServer
-	err  error
+	name, server string
+	err          error
 }
-
-func (b *brokenTool) Server() config.MCPServer { return b.cfg }
 
 func (b *brokenTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: b.name,
-		Description: fmt.Sprintf("A tool of the MCP server %q, which could not start; calling it tells why.", b.cfg.Name),
+		Description: fmt.Sprintf("A tool of the MCP server %q, which could not start; calling it tells why.", b.server),
 		Parameters:  json.RawMessage(`{"type":"object"}`)}
 }
 
