@@ -17,6 +17,7 @@ import (
 	_ "modernc.org/sqlite" // the sql command's driver
 
 	"github.com/deputyhq/deputy/internal/cli"
+	"github.com/deputyhq/deputy/internal/mcptest"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/llmtest"
 	"github.com/deputyhq/deputy/tool/builtin/sandbox"
@@ -31,8 +32,10 @@ func TestMain(m *testing.M) {
 	// The terminal's sandbox helper re-executes this binary.
 	sandbox.Main(os.Args)
 	testscript.Main(m, map[string]func(){
-		"deputy":  func() { os.Exit(cli.Main(os.Args[1:])) },
-		"mcpstub": func() { os.Exit(mcpStub()) },
+		"deputy": func() { os.Exit(cli.Main(os.Args[1:])) },
+		// mcpstub NAME TOOL...: a Go stdio MCP server (mcptest.Stub), so
+		// that MCP scripts run without npm or the internet.
+		"mcpstub": func() { os.Exit(mcptest.Stub(os.Args[1:])) },
 	})
 }
 

@@ -17,7 +17,9 @@ import (
 //
 // When $MCPSTUB_DIR is set, it first writes $MCPSTUB_DIR/NAME.<pid>
 // holding the process that started it (its parent's pid), so that a test
-// can tell which process started a server and whether it still runs.
+// can tell which process started a server and whether it still runs, and
+// an empty $MCPSTUB_DIR/NAME.started, which a script can test for
+// (whether the server was started at all).
 // It returns the exit code.
 func Stub(args []string) int {
 	if len(args) < 1 {
@@ -28,6 +30,10 @@ func Stub(args []string) int {
 	if dir := os.Getenv("MCPSTUB_DIR"); dir != "" {
 		file := filepath.Join(dir, name+"."+strconv.Itoa(os.Getpid()))
 		if err := os.WriteFile(file, []byte(strconv.Itoa(os.Getppid())), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".started"), nil, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
