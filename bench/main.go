@@ -108,7 +108,9 @@ func run() error {
 type bench struct {
 	opts              options
 	tmp               string
-	deputy, axe       string // binaries; axe may be ""
+	deputy, axe       string // binaries (fresh copies); axe may be ""
+	deputyPath        string // the binaries as built or given, for the table's header
+	axePath           string
 	self              string // this program, re-run as the ideal client
 	deputyRev, axeRev string
 	loadStart         string // load average when the bench began
@@ -144,19 +146,37 @@ func (b *bench) prepare() error {
 		}
 		b.axeRev = gitRev(b.opts.axeSrc)
 	}
-	// Absolute, since every program runs in its row's own directory.
-	for _, p := range []*string{&b.deputy, &b.axe} {
-		if *p == "" {
+	// Every contestant runs from a copy written now, into the scratch
+	// directory. On this kind of machine a binary whose file was written
+	// hours ago starts 10-15 % slower than an identical one written a
+	// moment ago (the page cache holds an old file's pages differently),
+	// so measuring a fresh build against an old --axe or --deputy file
+	// would favour one side. Copies are absolute paths too, since every
+	// program runs in its row's own directory.
+	for _, c := range []struct {
+		p, given *string // the binary; its path as built or given, for the header
+		name     string
+	}{{&b.deputy, &b.deputyPath, "deputy"}, {&b.axe, &b.axePath, "axe"}, {&b.self, new(string), "bench"}} {
+		if *c.p == "" {
 			continue
 		}
-		if *p, err = filepath.Abs(*p); err != nil {
+		*c.given = *c.p
+		dst := filepath.Join(bin, c.name+"-measured")
+		if err := copyFile(*c.p, dst); err != nil {
 			return err
 		}
-		if _, err := os.Stat(*p); err != nil {
-			return err
-		}
+		*c.p = dst
 	}
 	return nil
+}
+
+// copyFile writes a fresh executable copy of src at dst.
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o755)
 }
 
 func goBuild(dir, pkg, out string) error {

@@ -15,9 +15,9 @@ const none = "—"
 func (b *bench) printTable(w io.Writer, rows []result) {
 	fmt.Fprintf(w, "Machine: %d cores (%s), %s/%s, %s; load average %s.\n",
 		runtime.NumCPU(), cpuModel(), runtime.GOOS, runtime.GOARCH, runtime.Version(), b.loadStart+" at the start, "+loadAvg()+" at the end")
-	fmt.Fprintf(w, "deputy: %s", orNone(b.deputyRev, b.deputy))
+	fmt.Fprintf(w, "deputy: %s", orNone(b.deputyRev, b.deputyPath))
 	if b.axe != "" {
-		fmt.Fprintf(w, "; axe: %s", orNone(b.axeRev, b.axe))
+		fmt.Fprintf(w, "; axe: %s", orNone(b.axeRev, b.axePath))
 	}
 	fmt.Fprint(w, "\n\n")
 	fmt.Fprintln(w, "| work | axe | deputy | ideal | deputy/axe | deputy/ideal | axe/ideal |")
