@@ -376,10 +376,10 @@ func parseReset(v string, now time.Time) time.Time {
 }
 
 // Transport returns a RoundTripper that feeds every response's rate-limit
-// headers to g before passing it on; nil base means http.DefaultTransport.
+// headers to g before passing it on; nil base means Transport().
 func (g *Gate) Transport(base http.RoundTripper) http.RoundTripper {
 	if base == nil {
-		base = http.DefaultTransport
+		base = Transport()
 	}
 	return &gateTransport{g: g, base: base}
 }

@@ -70,7 +70,7 @@ func NoResponseError(provider string, first, idle time.Duration) *Error {
 
 // IdleTransport enforces the idle timeout of WithIdleTimeout on requests
 // whose context carries one; other requests pass through unchanged. A nil
-// Base means http.DefaultTransport.
+// Base means Transport().
 type IdleTransport struct {
 	Base http.RoundTripper
 }
@@ -78,7 +78,7 @@ type IdleTransport struct {
 func (t *IdleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.Base
 	if base == nil {
-		base = http.DefaultTransport
+		base = Transport()
 	}
 	w, _ := req.Context().Value(idleKey{}).(*idleWatch)
 	if w == nil {

@@ -24,6 +24,10 @@ type Request struct {
 	Protocol string
 	Method   string
 	Path     string
+	// Remote is the client's address (host:port) as the server saw it:
+	// requests from one address came over one connection, so tests count
+	// the connections a client opened.
+	Remote string
 	// Header is as received, auth headers included: the log is test
 	// equipment, so tests can check that a key was sent. The JSON form
 	// served at /_requests redacts them.
@@ -67,6 +71,7 @@ func (s *Server) logStart(r *http.Request, protocol string) *Request {
 		Protocol: protocol,
 		Method:   r.Method,
 		Path:     r.URL.Path,
+		Remote:   r.RemoteAddr,
 		Header:   r.Header.Clone(),
 	}
 	s.mu.Lock()
@@ -93,6 +98,7 @@ type requestJSON struct {
 	Protocol string          `json:"protocol"`
 	Method   string          `json:"method"`
 	Path     string          `json:"path"`
+	Remote   string          `json:"remote"`
 	Header   http.Header     `json:"header"`
 	Body     json.RawMessage `json:"body,omitempty"`
 	Stream   bool            `json:"stream"`
@@ -114,7 +120,7 @@ type parsedJSON struct {
 // inline and any other body as a string.
 func (r *Request) toJSON() requestJSON {
 	j := requestJSON{
-		Received: r.Received, Protocol: r.Protocol, Method: r.Method, Path: r.Path,
+		Received: r.Received, Protocol: r.Protocol, Method: r.Method, Path: r.Path, Remote: r.Remote,
 		Header: r.Header.Clone(), Stream: r.Stream, Rule: r.Rule, Status: r.Status,
 	}
 	if !r.Done.IsZero() {

@@ -45,7 +45,7 @@ type Options struct {
 	// DefaultBaseURL.
 	BaseURL string
 	// HTTPClient sends the requests. nil means a client whose transport is
-	// an llm.IdleTransport over http.DefaultTransport. A client given here
+	// an llm.IdleTransport over llm.Transport(). A client given here
 	// has its transport wrapped in an llm.IdleTransport (unless it already
 	// is one) so that IdleTimeout works.
 	HTTPClient *http.Client
