@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
@@ -120,7 +121,10 @@ func (e *MaxTurnsError) Is(target error) bool { return target == ErrMaxTurns }
 // Run runs the loop until a final answer, an error or a limit. The returned
 // error is Result.Err.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
-	r := &runner{spec: spec, res: &Result{Messages: append([]llm.Message(nil), spec.Messages...)}}
+	// Room for the first answer: a run that answers at once (a fan-out's
+	// leaf) grows its conversation no further.
+	msgs := append(make([]llm.Message, 0, len(spec.Messages)+1), spec.Messages...)
+	r := &runner{spec: spec, res: &Result{Messages: msgs}}
 	if spec.Resume && r.resume(ctx) {
 		r.res.Status = statusOf(ctx, r.res.Err)
 		return r.res, r.res.Err
@@ -267,6 +271,9 @@ func (r *runner) loop(ctx context.Context) {
 			return
 		}
 		results := r.runTools(ctx, msg.ToolCalls)
+		// One allocation for the results, not one per doubling (a
+		// fan-out's root appends thousands).
+		r.res.Messages = slices.Grow(r.res.Messages, len(msg.ToolCalls)+1)
 		for i, call := range msg.ToolCalls {
 			r.appendMessage(llm.ToolResultMessage(call, results[i].Content, results[i].IsError))
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -256,5 +257,50 @@ func TestQueueTogether(t *testing.T) {
 	})
 	if got := s.w.batches.Load() - before; got != 1 {
 		t.Errorf("a waiting write and the one queued before it took %d transactions, want 1", got)
+	}
+}
+
+// A queue far longer than a batch, taken from while it grows (the writer
+// moves past the writes it takes, and queuing moves what is left to the
+// front of a full queue), runs every write once, in the order queued.
+func TestLongQueueInOrder(t *testing.T) {
+	s, err := open(context.Background(), filepath.Join(t.TempDir(), "q.db"), 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	release, started, blocked := holdWriter(t, s)
+	<-started
+	const n = 5000
+	var ran []int // appended by the writer's goroutine
+	var done sync.WaitGroup
+	queue := func(i int) {
+		done.Add(1)
+		err := s.w.queue(context.Background(), func(*wtx) error {
+			ran = append(ran, i)
+			return nil
+		}, func(error) { done.Done() })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 100 {
+		queue(i)
+	}
+	release()
+	for i := 100; i < n; i++ {
+		queue(i)
+	}
+	done.Wait()
+	if err := <-blocked; err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != n {
+		t.Fatalf("%d writes ran, want %d", len(ran), n)
+	}
+	for i, v := range ran {
+		if v != i {
+			t.Fatalf("write %d ran in place %d", v, i)
+		}
 	}
 }

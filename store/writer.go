@@ -53,9 +53,15 @@ type writer struct {
 	// The queue is a slice, not a channel: queuing never blocks, so a run
 	// that queues its writes (ledger.Queue) goes on at once however many
 	// other runs are writing; the writer takes up to maxBatch of them per
-	// transaction, oldest first.
+	// transaction, oldest first. The writes not yet taken are
+	// pending[head:]: a batch taken from a long queue moves head, and
+	// enqueue moves what is left to the front only when the slice is full,
+	// so that a queue of tens of thousands of writes (a wide fan-out's) is
+	// neither copied for every batch nor grown anew when its front has
+	// been taken.
 	mu      sync.Mutex
 	pending []writeReq
+	head    int
 	closed  bool
 	wake    chan struct{} // one token: pending grew, a hold ended or the writer closed
 	// hold counts the holds (holdWrites) in force: while there is one, the
@@ -211,6 +217,11 @@ func (w *writer) enqueue(req writeReq) error {
 		w.mu.Unlock()
 		return ErrClosed
 	}
+	if len(w.pending) == cap(w.pending) && w.head >= len(w.pending)/2 {
+		n := copy(w.pending, w.pending[w.head:])
+		clear(w.pending[n:])
+		w.pending, w.head = w.pending[:n], 0
+	}
 	w.pending = append(w.pending, req)
 	if req.done != nil {
 		w.urgent = true
@@ -248,7 +259,7 @@ func (w *writer) signal() {
 func (w *writer) queued() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.pending)
+	return len(w.pending) - w.head
 }
 
 // close stops taking writes, finishes the queued ones and waits for the goroutine.
@@ -266,25 +277,29 @@ func (w *writer) run() {
 	batch := make([]writeReq, 0, w.maxBatch)
 	for {
 		w.mu.Lock()
-		for (len(w.pending) == 0 || w.hold > 0 && !w.urgent) && !w.closed {
+		for (len(w.pending) == w.head || w.hold > 0 && !w.urgent) && !w.closed {
 			w.mu.Unlock()
 			<-w.wake
 			w.mu.Lock()
 		}
-		if len(w.pending) == 0 {
+		switch n := len(w.pending) - w.head; {
+		case n == 0:
 			w.mu.Unlock()
 			return // closed, and nothing left
-		}
-		if n := len(w.pending); n <= w.maxBatch {
+		case n <= w.maxBatch && w.head == 0:
 			// The whole queue is the batch: the queue takes the batch's
-			// emptied buffer instead, so that neither is grown anew (a
-			// fan-out queues tens of thousands of writes).
+			// emptied buffer instead, so that neither is grown anew.
 			batch, w.pending = w.pending, batch[:0]
 			w.urgent = false
-		} else {
-			batch = append(batch[:0], w.pending[:w.maxBatch]...)
-			clear(w.pending[:w.maxBatch]) // drop references to closures about to run
-			w.pending = w.pending[w.maxBatch:]
+		case n <= w.maxBatch:
+			batch = append(batch[:0], w.pending[w.head:]...)
+			clear(w.pending) // drop references to closures about to run
+			w.pending, w.head = w.pending[:0], 0
+			w.urgent = false
+		default:
+			batch = append(batch[:0], w.pending[w.head:w.head+w.maxBatch]...)
+			clear(w.pending[w.head : w.head+w.maxBatch])
+			w.head += w.maxBatch
 		}
 		w.mu.Unlock()
 		w.commit(batch)
