@@ -27,8 +27,10 @@
 // it survives the process being killed at any point; only a power loss or kernel crash
 // can drop the last few commits, and even then the file is never corrupt. Closing
 // a Store leaves the WAL for the next process rather than checkpointing it
-// (keepwal.go): SQLite checkpoints it when it reaches 1000 pages, inside the commit
-// that crosses that size, and the next Open rebuilds its index.
+// (keepwal.go); the Store checkpoints it on a connection of its own once its
+// writer has been idle a while (checkpoint.go), SQLite when it reaches 1000
+// pages inside the commit that crosses that size, and the next Open rebuilds the
+// index of what is left.
 //
 // # Schema
 //

@@ -15,7 +15,8 @@ const busyTimeoutMS = "10000"
 // once the OS has it, so it survives the process being killed; fsync happens at
 // checkpoints, so only an OS crash or power loss can lose recent commits, and neither
 // can corrupt the file. Closing does not checkpoint either (keepwal.go): the WAL is
-// left for the next process, and SQLite checkpoints it every 1000 pages. FULL would fsync on every commit for no gain against the
+// left for the next process; it is checkpointed while the writer is idle
+// (checkpoint.go), and by SQLite every 1000 pages. FULL would fsync on every commit for no gain against the
 // failure this ledger must survive (a killed process).
 //
 // _txlock=immediate makes BEGIN take the write lock at once, so a transaction never

@@ -17,9 +17,10 @@ import (
 // most of its ledger time (tens of milliseconds on a busy disk), and none of it
 // protects anything: a commit is on disk, as far as a killed process is
 // concerned, once it is in the WAL. So the ledger's connections leave the WAL
-// for the next process (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE), and SQLite
-// checkpoints it as it grows (every 1000 pages, wal_autocheckpoint's default),
-// inside whichever commit crosses that size.
+// for the next process (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE); the Store
+// checkpoints it while its writer is idle (checkpoint.go), and SQLite as it
+// grows (every 1000 pages, wal_autocheckpoint's default), inside whichever
+// commit crosses that size.
 //
 // modernc.org/sqlite does not expose sqlite3_db_config, so keepWALConnector
 // reaches the connection's handle through reflection. Should a new version of

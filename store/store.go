@@ -26,6 +26,7 @@ type Store struct {
 	wdb  *sql.DB // exactly one connection, used only by w
 	rdb  *sql.DB // read-only pool
 	w    *writer
+	ckpt *checkpointer // copies the WAL into the file while w is idle
 
 	rstmts readStmts // prepared reads on rdb
 
@@ -119,6 +120,10 @@ func open(ctx context.Context, path string, maxBatch int) (_ *Store, err error) 
 	if s.w, err = newWriter(ctx, s.wdb, maxBatch, preparedWrites); err != nil {
 		return nil, err
 	}
+	// Set before any write is queued: the writer reads it only after a
+	// commit.
+	s.ckpt = newCheckpointer(abs)
+	s.w.committed = s.ckpt.committed
 	if sweep {
 		if err := s.recoverInterrupted(ctx); err != nil {
 			return nil, err
@@ -173,6 +178,9 @@ func (s *Store) checkFile() error {
 
 func (s *Store) closeAll() error {
 	var errs []error
+	if s.ckpt != nil {
+		s.ckpt.close() // first: the writer's last commits need no checkpoint now
+	}
 	if s.w != nil {
 		s.w.close()
 	}

@@ -97,6 +97,10 @@ type writer struct {
 	// attempt that failed, from 1). Tests replace it.
 	pause func(attempt int)
 
+	// committed, when set, is called after each batch's transaction
+	// (the checkpointer's clock of idleness); it must not block.
+	committed func()
+
 	// Counters for tests and benchmarks: transactions attempted for batches, and
 	// batches that had to be retried write by write.
 	batches, retried atomic.Int64
@@ -303,6 +307,9 @@ func (w *writer) run() {
 		}
 		w.mu.Unlock()
 		w.commit(batch)
+		if w.committed != nil {
+			w.committed()
+		}
 		clear(batch) // drop references to finished closures
 	}
 }
