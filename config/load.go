@@ -20,7 +20,8 @@ type LoadOptions struct {
 	SkillDirs []string
 }
 
-// LoadAgents loads every *.toml and *.md file directly inside dirs. dirs are
+// LoadAgents loads every *.toml and *.md file directly inside dirs, and the
+// *.md files of the subdirectories of Claude Code's (see agentFiles). dirs are
 // in precedence order, lowest first (as Dirs returns them): a later
 // definition of a name shadows an earlier one, and the set remembers what
 // was shadowed. A missing directory is skipped silently.
@@ -34,20 +35,16 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 	set := NewAgentSet()
 	var diags Diagnostics
 	for _, d := range dirs {
-		entries, err := os.ReadDir(d.Path)
+		paths, ds, err := agentFiles(d)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				diags = append(diags, Diagnostic{File: d.Path, Severity: Error, Message: "cannot read agent directory: " + pathErrText(err)})
 			}
 			continue
 		}
+		diags = append(diags, ds...)
 		inDir := map[string]string{} // agent name -> file, within this directory
-		for _, e := range entries {  // ReadDir sorts by file name
-			ext := strings.ToLower(filepath.Ext(e.Name()))
-			if e.IsDir() || (ext != ".toml" && ext != ".md") {
-				continue
-			}
-			path := filepath.Join(d.Path, e.Name())
+		for _, path := range paths {
 			a, ds := loadAgentFile(path, d.Source, opts, true)
 			diags = append(diags, ds...)
 			if a == nil {
@@ -57,8 +54,7 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 				continue
 			}
 			if first, dup := inDir[a.Name]; dup {
-				diags = append(diags, Diagnostic{File: path, Line: a.KeyLine("name"), Key: "name", Severity: Error,
-					Message: fmt.Sprintf("agent %q is already defined in %s in the same directory; this file is ignored", a.Name, filepath.Base(first))})
+				diags = append(diags, duplicateName(d, a, path, first))
 				continue
 			}
 			inDir[a.Name] = path
@@ -66,6 +62,77 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 		}
 	}
 	return set, diags
+}
+
+// maxClaudeDepth bounds how deep LoadAgents looks below a Claude Code
+// agents directory; it also ends a loop of symbolic links.
+const maxClaudeDepth = 8
+
+// agentFiles lists the *.toml and *.md files of d in name order. Claude
+// Code also finds agents in the subdirectories of its agents directories
+// (collections are installed by cloning them into ~/.claude/agents/NAME),
+// so a Claude directory is read whole, each directory's files before its
+// subdirectories, hidden ones (.git) left out, symbolic links followed. A
+// subdirectory that cannot be read is a warning.
+func agentFiles(d Dir) ([]string, Diagnostics, error) {
+	var (
+		paths []string
+		diags Diagnostics
+	)
+	var walk func(dir string, depth int) error
+	walk = func(dir string, depth int) error {
+		entries, err := os.ReadDir(dir) // sorted by file name
+		if err != nil {
+			return err
+		}
+		var subdirs []string
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			isDir := e.IsDir()
+			if e.Type()&fs.ModeSymlink != 0 {
+				if fi, err := os.Stat(path); err == nil {
+					isDir = fi.IsDir()
+				}
+			}
+			if isDir {
+				if d.Source == SourceClaude && !strings.HasPrefix(e.Name(), ".") && depth < maxClaudeDepth {
+					subdirs = append(subdirs, path)
+				}
+				continue
+			}
+			// Below the top, only Markdown: Claude Code's own format (a
+			// cloned collection's other files are not agents).
+			if ext := strings.ToLower(filepath.Ext(e.Name())); ext == ".md" || ext == ".toml" && depth == 0 {
+				paths = append(paths, path)
+			}
+		}
+		for _, sub := range subdirs {
+			if err := walk(sub, depth+1); err != nil {
+				diags = append(diags, Diagnostic{File: sub, Severity: Warning, Message: "cannot read agent directory: " + pathErrText(err) + "; its agents are left out"})
+			}
+		}
+		return nil
+	}
+	err := walk(d.Path, 0)
+	return paths, diags, err
+}
+
+// duplicateName is the diagnostic of an agent file whose name another file
+// of the same directory defines. deputy's own directories refuse it; in a
+// Claude Code directory (its subdirectories included) Claude Code loads
+// one of the two, so deputy does too, and says which.
+func duplicateName(d Dir, a *Agent, path, first string) Diagnostic {
+	rel, err := filepath.Rel(d.Path, first)
+	if err != nil {
+		rel = first
+	}
+	diag := Diagnostic{File: path, Line: a.KeyLine("name"), Key: "name", Severity: Error,
+		Message: fmt.Sprintf("agent %q is already defined in %s in the same directory; this file is ignored", a.Name, rel)}
+	if d.Source == SourceClaude {
+		diag.Severity = Warning
+		diag.Message = fmt.Sprintf("agent %q is also defined in %s, which is used (Claude Code, too, loads only one of them); this file is ignored", a.Name, rel)
+	}
+	return diag
 }
 
 // LoadAgentFile loads one agent file (.toml or .md) and resolves its skill.

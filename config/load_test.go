@@ -126,6 +126,46 @@ func TestLoadAgentsSameNameTwiceInOneDir(t *testing.T) {
 	}
 }
 
+// A collection cloned into ~/.claude/agents/NAME is found as Claude Code
+// finds it: the Markdown agents of every subdirectory, by their front
+// matter's name; not the clone's .git, its other files, nor a TOML file
+// below the top; one agent of a name defined twice, with a warning. In
+// deputy's own directories subdirectories are not read.
+func TestLoadAgentsClaudeSubdirectories(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"top.md":                          "---\nname: top\ndescription: d\n---\nTop.\n",
+		"coll/agents/dev/go-pro.md":       "---\nname: golang-pro\ndescription: d\n---\nGo.\n",
+		"coll/agents/dev/reviewer.md":     "---\nname: reviewer\ndescription: d\n---\nFirst.\n",
+		"coll/agents/quality/reviewer.md": "---\nname: reviewer\ndescription: d\n---\nSecond.\n",
+		"coll/pyproject.toml":             "[project]\nname = \"x\"\n",
+		"coll/.git/hooks/x.md":            "---\nname: hidden\n---\n",
+	})
+	set, diags := LoadAgents([]Dir{{Path: dir, Source: SourceClaude}}, LoadOptions{})
+	var names []string
+	for _, a := range set.List() {
+		names = append(names, a.Name)
+	}
+	if d := cmp.Diff([]string{"golang-pro", "reviewer", "top"}, names); d != "" {
+		t.Errorf("agents (-want +got):\n%s", d)
+	}
+	if a, _ := set.Get("reviewer"); a == nil || a.SystemPrompt != "First." {
+		t.Errorf("reviewer = %+v, want the first by path", a)
+	}
+	want := []string{`warning: ` + filepath.Join(dir, "coll/agents/quality/reviewer.md") +
+		`:2: name: agent "reviewer" is also defined in ` + filepath.Join("coll", "agents", "dev", "reviewer.md") +
+		`, which is used (Claude Code, too, loads only one of them); this file is ignored`}
+	if d := cmp.Diff(want, diagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+
+	user := t.TempDir()
+	writeFiles(t, user, map[string]string{"sub/a.md": "---\nname: a\n---\n"})
+	if set, _ := LoadAgents([]Dir{{Path: user, Source: SourceUser}}, LoadOptions{}); set.Len() != 0 {
+		t.Errorf("a deputy directory's subdirectory was read: %v", set.List())
+	}
+}
+
 func TestLoadAgentsUnreadableDir(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "file")
 	writeFiles(t, filepath.Dir(f), map[string]string{"file": "x"})
