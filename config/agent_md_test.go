@@ -248,7 +248,7 @@ func TestSplitFrontMatter(t *testing.T) {
 // Front matter Claude Code accepts though it is not valid YAML loads, with
 // the broken values taken as plain strings; keys nobody defines warn.
 func TestParseAgentMarkdownLenient(t *testing.T) {
-	src := "---\nname: api-designer\ndescription: Use when: designing APIs, e.g. REST: GraphQL\nversion: 1.2\ntags: [api, design]\nmodel: haiku\ntools: Read, Task\n---\nDesign APIs.\n"
+	src := "---\nname: api-designer\ndescription: Use when: designing APIs, e.g. REST: GraphQL\nversion: 1.2\ntags: [api, design]\nmodel: haiku\ntools: Read, Task, WebSearch, TodoWrite\n---\nDesign APIs.\n"
 	a, diags := ParseAgentMarkdown([]byte(src), "api-designer.md")
 	if a == nil || diags.HasErrors() {
 		t.Fatalf("agent %v, diagnostics:\n%s", a, diags)
@@ -259,7 +259,7 @@ func TestParseAgentMarkdownLenient(t *testing.T) {
 	want := []string{
 		"warning: api-designer.md:4: version: unknown key; ignored",
 		"warning: api-designer.md:5: tags: unknown key; ignored",
-		`warning: api-designer.md:7: tools: "Task" is a Claude Code tool deputy does not have; it is left out`,
+		`warning: api-designer.md:7: tools: "Task", "WebSearch", "TodoWrite" are Claude Code tools deputy does not have; they are left out`,
 	}
 	if d := cmp.Diff(want, diagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -92,12 +93,13 @@ func claudeTools(f fields, tools []string) []string {
 	}
 	out := make([]string, 0, len(tools))
 	seen := map[string]bool{}
+	var missing []string
 	for _, t := range tools {
 		name := t
 		if mapped, ok := claudeToolNames[t]; ok {
 			name = mapped
 		} else if isClaudeOnlyTool(t) {
-			f.sink.warnf(f.line("tools"), "tools", "%q is a Claude Code tool deputy does not have; it is left out", t)
+			missing = append(missing, t)
 			continue
 		}
 		if !seen[name] {
@@ -105,7 +107,25 @@ func claudeTools(f fields, tools []string) []string {
 			out = append(out, name)
 		}
 	}
+	// One warning for the file, not one a tool: collections name four or
+	// five of these in most agents.
+	switch len(missing) {
+	case 0:
+	case 1:
+		f.sink.warnf(f.line("tools"), "tools", "%q is a Claude Code tool deputy does not have; it is left out", missing[0])
+	default:
+		f.sink.warnf(f.line("tools"), "tools", "%s are Claude Code tools deputy does not have; they are left out", quoteList(missing))
+	}
 	return out
+}
+
+// quoteList is names quoted and joined by ", ".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // isClaudeOnlyTool: Claude Code's own tools are capitalized (Task,

@@ -67,15 +67,7 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 			}
 		}
 		if opts.KnownTool != nil {
-			for _, t := range a.Tools {
-				switch {
-				case t == ToolsAll || opts.KnownTool(t) || a.declaresMCPTool(t):
-				case strings.HasPrefix(t, "mcp__"):
-					sink.warnf(a.KeyLine("tools"), "tools", "%q is an MCP tool no configured MCP server provides; it is left out", t)
-				default:
-					sink.errorf(a.KeyLine("tools"), "tools", "unknown tool %q", t)
-				}
-			}
+			lintTools(sink, a, opts.KnownTool)
 		}
 		workdir := a.ResolveWorkdir(cwd)
 		workdirOK := true
@@ -100,6 +92,52 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 		diags = append(diags, sink.diags...)
 	}
 	return append(diags, lintCycles(set)...)
+}
+
+// lintTools checks an agent's tools entries. An MCP tool no configured
+// server provides is left out at run time with a warning, one for each
+// server. In deputy's own files any other unknown name is an error; a
+// Claude Code agent's is left out, with one warning for the file, because
+// Claude Code ignores a name it has no tool for (collections name their
+// own agents, skills and MCP servers there), so Lint removes it from the
+// agent's Tools.
+func lintTools(sink *diagSink, a *Agent, known func(string) bool) {
+	var (
+		unknown []string
+		servers []string                // in first-seen order
+		mcp     = map[string][]string{} // server -> its tools, unprovided
+	)
+	for _, t := range a.Tools {
+		switch {
+		case t == ToolsAll || known(t) || a.declaresMCPTool(t):
+		case strings.HasPrefix(t, "mcp__"):
+			server, _, _ := strings.Cut(strings.TrimPrefix(t, "mcp__"), "__")
+			if _, ok := mcp[server]; !ok {
+				servers = append(servers, server)
+			}
+			mcp[server] = append(mcp[server], t)
+		case a.Source == SourceClaude:
+			unknown = append(unknown, t)
+		default:
+			sink.errorf(a.KeyLine("tools"), "tools", "unknown tool %q", t)
+		}
+	}
+	for _, server := range servers {
+		if tools := mcp[server]; len(tools) == 1 {
+			sink.warnf(a.KeyLine("tools"), "tools", "%q is an MCP tool no configured MCP server provides; it is left out", tools[0])
+		} else {
+			sink.warnf(a.KeyLine("tools"), "tools", "no configured MCP server is called %q, so its tools %s are left out", server, quoteList(tools))
+		}
+	}
+	switch len(unknown) {
+	case 0:
+		return
+	case 1:
+		sink.warnf(a.KeyLine("tools"), "tools", "%q is not a tool deputy has; it is left out, as Claude Code leaves out a name it has no tool for", unknown[0])
+	default:
+		sink.warnf(a.KeyLine("tools"), "tools", "%s are not tools deputy has; they are left out, as Claude Code leaves out a name it has no tool for", quoteList(unknown))
+	}
+	a.Tools = slices.DeleteFunc(a.Tools, func(t string) bool { return slices.Contains(unknown, t) })
 }
 
 func lintModel(sink *diagSink, a *Agent, known func(string) bool) {

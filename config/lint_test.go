@@ -76,6 +76,25 @@ func TestLintMessages(t *testing.T) {
 			want:   []string{`error: a.toml: tools: unknown tool "teleport"`},
 		},
 		{
+			// Claude Code ignores a name it has no tool for; so does deputy,
+			// once for the file (TestLintLeavesOutClaudeUnknownTools).
+			name: "unknown tools of a Claude Code agent",
+			agents: []*Agent{{Name: "a", Path: "a.md", Source: SourceClaude,
+				Tools: []string{"read_file", "context-manager", "subagent-catalog:search"}}},
+			opts: LintOptions{KnownTool: func(n string) bool { return n == "read_file" }},
+			want: []string{`warning: a.md: tools: "context-manager", "subagent-catalog:search" are not tools deputy has; they are left out, as Claude Code leaves out a name it has no tool for`},
+		},
+		{
+			name: "MCP tools of a server nobody configured, once for the server",
+			agents: []*Agent{{Name: "a", Path: "a.md", Source: SourceClaude,
+				Tools: []string{"mcp__context7__resolve-library-id", "mcp__github__x", "mcp__context7__get-library-docs"}}},
+			opts: LintOptions{KnownTool: func(string) bool { return false }},
+			want: []string{
+				`warning: a.md: tools: no configured MCP server is called "context7", so its tools "mcp__context7__resolve-library-id", "mcp__context7__get-library-docs" are left out`,
+				`warning: a.md: tools: "mcp__github__x" is an MCP tool no configured MCP server provides; it is left out`,
+			},
+		},
+		{
 			name:   "glob matching nothing",
 			agents: []*Agent{{Name: "a", Path: "a.toml", Workdir: "wd", Files: []string{"*.go", "*.rs"}}},
 			opts:   LintOptions{Cwd: dir},
@@ -101,6 +120,16 @@ func TestLintMessages(t *testing.T) {
 				t.Errorf("Lint (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// A Claude Code agent runs without the names Claude Code would not find
+// either: Lint takes them out of its tools, keeping the rest in order.
+func TestLintLeavesOutClaudeUnknownTools(t *testing.T) {
+	a := &Agent{Name: "a", Path: "a.md", Source: SourceClaude, Tools: []string{"grep", "pied-piper", "read_file"}}
+	diags := Lint(NewAgentSet(a), LintOptions{KnownTool: func(n string) bool { return n != "pied-piper" }})
+	if diags.HasErrors() || !cmp.Equal(a.Tools, []string{"grep", "read_file"}) {
+		t.Errorf("tools %v, diagnostics:\n%s", a.Tools, diags)
 	}
 }
 
