@@ -64,6 +64,36 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
+// interruptSoon is interruptible begun on another goroutine. A process's
+// first signal.Notify starts the runtime's signal-handling thread and waits
+// for it (0.1-0.2 ms here), which deputy run spends loading its
+// configuration instead: context waits for the handler to be in place, and
+// release, which must follow, undoes it.
+func interruptSoon(parent context.Context) *pendingInterrupt {
+	p := &pendingInterrupt{done: make(chan struct{})}
+	go func() {
+		p.ctx, p.stop = interruptible(parent)
+		close(p.done)
+	}()
+	return p
+}
+
+type pendingInterrupt struct {
+	done chan struct{} // closed once ctx and stop are set
+	ctx  context.Context
+	stop context.CancelFunc
+}
+
+func (p *pendingInterrupt) context() context.Context {
+	<-p.done
+	return p.ctx
+}
+
+func (p *pendingInterrupt) release() {
+	<-p.done
+	p.stop()
+}
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)

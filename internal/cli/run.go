@@ -88,6 +88,10 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	} else if f.temporal.hostPort != "" {
 		return handOverToTemporal(cmd)
 	}
+	// Ctrl-C and SIGTERM stop the run cleanly (recorded as cancelled);
+	// the handler is set up while the configuration loads.
+	signals := interruptSoon(cmd.Context())
+	defer signals.release()
 	budget, err := f.budget.get()
 	if err != nil {
 		return err
@@ -151,8 +155,11 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return printPrepared(cmd.OutOrStdout(), p, f.json)
 	}
 
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
+	ctx := signals.context()
+	if ctx.Err() != nil {
+		// Interrupted while the configuration loaded: nothing has started.
+		return &exitError{code: ExitInterrupted, err: ctx.Err(), quiet: true}
+	}
 	flushTraces, err := w.startTracing(ctx)
 	if err != nil {
 		return err
