@@ -96,6 +96,9 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 		lintSettings = config.DefaultSettings()
 	} else {
 		v.settings = s
+		// What the files hold that deputy accepts but does not honour
+		// (an xzatoma section, a key in the file): said here as a run says it.
+		diags = append(diags, s.Warnings...)
 		for _, f := range s.Files {
 			v.checked = append(v.checked, pathEntry{Scope: "settings", Path: f, Exists: true})
 		}
