@@ -22,7 +22,9 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	project := t.TempDir()
-	mustCopy(t, filepath.Join(corpus, "axe", "agents"), filepath.Join(home, ".config", "axe", "agents"))
+	// axe's directory holds its agents and the skills they name by a path
+	// relative to it.
+	mustCopy(t, filepath.Join(corpus, "axe"), filepath.Join(home, ".config", "axe"))
 	mustCopy(t, filepath.Join(corpus, "claude", "agents"), filepath.Join(project, ".claude", "agents"))
 	// Claude agents that name no model run on the default model.
 	if err := os.MkdirAll(filepath.Join(home, ".config", "deputy"), 0o755); err != nil {
@@ -69,12 +71,48 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 			a.Origin() == "axe" && a.Name == "provider-opencode" && len(tools) != 0:
 			t.Errorf("%s: tools %v", a.Name, tools)
 		}
-		if a.Origin() == "axe" && !strings.HasPrefix(p.Model, "opencode/") {
-			t.Errorf("%s: model %q", a.Name, p.Model)
+		if a.Origin() == "axe" && p.Model != a.Model {
+			t.Errorf("%s: model %q, want the file's %q", a.Name, p.Model, a.Model)
+		}
+		switch a.Name {
+		case "with-subagents": // sub_agents names "with_skill" by its file, as axe does
+			if strings.Join(tools, ",") != "call_agent" {
+				t.Errorf("%s: tools %v", a.Name, tools)
+			}
+		case "with-skill":
+			if !strings.Contains(p.System, "A stub skill") {
+				t.Errorf("%s: system %q", a.Name, p.System)
+			}
+		case "dart-expert":
+			if p.Model != "anthropic/claude-sonnet-4-20250514" {
+				t.Errorf("%s: model %q", a.Name, p.Model)
+			}
+		case "codebase-orchestrator": // names agents and skills as tools
+			if strings.Join(tools, ",") != "read_file,write_file,edit_file,terminal,find_path,grep,fetch" {
+				t.Errorf("%s: tools %v", a.Name, tools)
+			}
+		case "prd-writer": // a description YAML alone would not take
+			if !strings.HasPrefix(a.Description, "**PRIMARY AGENT for project planning**: ") {
+				t.Errorf("%s: description %q", a.Name, a.Description)
+			}
 		}
 	}
-	if axe != 10 || claude < 15 {
+	if axe != 21 || claude != 25 {
 		t.Errorf("found %d axe and %d Claude agents", axe, claude)
+	}
+	// Two collections in one tree both define golang-pro: the first by path
+	// is used and the other is named in a warning, as Claude Code loads one.
+	if g, _ := w.Agents.Get("golang-pro"); g == nil || filepath.Base(filepath.Dir(g.Path)) != "agents" {
+		t.Errorf("golang-pro from %v", g)
+	}
+	dup := 0
+	for _, d := range w.Diagnostics.Warnings() {
+		if strings.Contains(d.Message, `agent "golang-pro" is also defined in golang-pro.md`) {
+			dup++
+		}
+	}
+	if dup != 1 {
+		t.Errorf("%d duplicate warnings for golang-pro:\n%s", dup, w.Diagnostics.Warnings())
 	}
 	if len(w.Specializations) != 2 || w.Specializations[0].SystemPromptPatch != "You are a strict Go reviewer; cite file:line." ||
 		w.Specializations[0].SessionID != "deputy-review" || w.Specializations[1].SystemPromptPatch != "Map the repository; list paths # as you go" {
