@@ -317,9 +317,11 @@ out of range, unknown model providers and tools, sub_agents that name no agent,
 cycles among sub_agents (a warning), skills that cannot be found, working
 directories that do not exist and file globs that match nothing (a warning).
 
-Each problem is printed as SEVERITY: FILE:LINE: KEY: MESSAGE. The exit code is
-2 when there is any error and 0 otherwise; warnings are printed but do not
-fail.`,
+Each problem is printed as SEVERITY: FILE:LINE: KEY: MESSAGE; a warning that
+more than 3 files share (a collection's own front matter key, say) is printed
+once, with how many files and the first of them (--json lists each). The exit
+code is 2 when there is any error and 0 otherwise; warnings are printed but do
+not fail.`,
 		Example: `  deputy agents lint
   deputy agents lint --agents-dir ./team
   deputy agents lint --json`,
@@ -336,7 +338,7 @@ fail.`,
 					return err
 				}
 			} else {
-				printDiagnostics(out, w.Dir, diags)
+				printLintDiagnostics(out, w.Dir, diags)
 				fmt.Fprintf(out, "%s checked: %s, %s\n", plural(w.Agents.Len(), "agent"),
 					plural(len(diags.Errors()), "error"), plural(len(diags.Warnings()), "warning"))
 			}
@@ -352,6 +354,41 @@ fail.`,
 
 // printDiagnostics prints one line per diagnostic, its severity first and
 // its file relative to cwd when inside it.
+// sharedWarningFiles is how many files may share a warning before lint
+// prints it once for all of them: a collection of a hundred agents that all
+// carry the same extra key is one thing to say, not a hundred lines.
+const sharedWarningFiles = 3
+
+// printLintDiagnostics prints diags as printDiagnostics does, except that
+// a warning (its key and message) found in more than sharedWarningFiles
+// files is printed once, where it first appears, with the count and the
+// first files. Errors are always printed one by one.
+func printLintDiagnostics(out io.Writer, cwd string, diags config.Diagnostics) {
+	text := func(d config.Diagnostic) string { return config.Diagnostic{Key: d.Key, Message: d.Message}.String() }
+	where := map[string][]string{}
+	for _, d := range diags.Warnings() {
+		where[text(d)] = append(where[text(d)], config.Diagnostic{File: displayPath(cwd, d.File), Line: d.Line}.String())
+	}
+	printed := map[string]bool{}
+	for _, d := range diags {
+		files := where[text(d)]
+		if d.Severity != config.Warning || len(files) <= sharedWarningFiles {
+			printDiagnostics(out, cwd, config.Diagnostics{d})
+			continue
+		}
+		if printed[text(d)] {
+			continue
+		}
+		printed[text(d)] = true
+		first := make([]string, sharedWarningFiles)
+		for i, f := range files[:sharedWarningFiles] {
+			first[i] = strings.TrimSuffix(f, ": ")
+		}
+		fmt.Fprintf(out, "%s: %s (in %d files: %s and %d more)\n", d.Severity, text(d), len(files),
+			strings.Join(first, ", "), len(files)-sharedWarningFiles)
+	}
+}
+
 func printDiagnostics(out io.Writer, cwd string, diags config.Diagnostics) {
 	for _, d := range diags {
 		d.File = displayPath(cwd, d.File)
