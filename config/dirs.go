@@ -57,7 +57,8 @@ func DataDir() string {
 }
 
 // Dirs returns the agent directories in precedence order, lowest first:
-// axe's (AxeConfigDirs), Claude Code's (ClaudeDirs), deputy's user
+// axe's (AxeConfigDirs), Claude Code's plugins' (ClaudePluginAgentDirs)
+// and agents directories (ClaudeDirs), deputy's user
 // directory, the project's under cwd, then each of extra (the
 // --agents-dir flags; relative ones are taken from cwd). A path listed
 // twice is kept only at its later, higher-precedence place.
@@ -65,6 +66,11 @@ func Dirs(cwd string, extra []string) []Dir {
 	var dirs []Dir
 	for _, d := range AxeConfigDirs() {
 		dirs = append(dirs, Dir{Path: filepath.Join(d, "agents"), Source: SourceAxe})
+	}
+	// Claude Code's plugins' agents rank below its agents directories, as
+	// in Claude Code.
+	for _, d := range ClaudePluginAgentDirs(cwd) {
+		dirs = append(dirs, Dir{Path: d, Source: SourceClaude})
 	}
 	for _, d := range ClaudeDirs(cwd) {
 		dirs = append(dirs, Dir{Path: filepath.Join(d, "agents"), Source: SourceClaude})

@@ -314,3 +314,56 @@ func TestClaudeDirs(t *testing.T) {
 		t.Errorf("outside a repository: %v", ClaudeDirs(filepath.Join(root, "src")))
 	}
 }
+
+// The agents of installed Claude Code plugins (installed_plugins.json) are
+// found as Claude Code finds them: a user install everywhere, a project
+// install inside its project, not one its settings disable; the first
+// format of the file too. They rank below Claude Code's agents directories.
+func TestClaudePluginAgents(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	proj := filepath.Join(root, "proj")
+	cache := filepath.Join(home, ".claude", "plugins", "cache", "mp")
+	agent := func(name string) string {
+		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
+	}
+	writeFiles(t, root, map[string]string{
+		"home/.claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {
+  "user@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, "user", "1.0") + `", "version": "1.0"}],
+  "here@mp": [{"scope": "project", "projectPath": "` + proj + `", "installPath": "` + filepath.Join(cache, "here", "abc") + `"}],
+  "elsewhere@mp": [{"scope": "local", "projectPath": "` + filepath.Join(root, "other") + `", "installPath": "` + filepath.Join(cache, "elsewhere", "1") + `"}],
+  "off@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, "off", "1") + `"}],
+  "old": {"installPath": "` + filepath.Join(cache, "old", "0.9") + `", "version": "0.9"}}}`,
+		"home/.claude/settings.json":                                 `{"enabledPlugins": {"off@mp": false, "user@mp": true}}`,
+		"home/.claude/plugins/cache/mp/user/1.0/agents/reviewer.md":  agent("reviewer"),
+		"home/.claude/plugins/cache/mp/user/1.0/agents/shadowed.md":  agent("shadowed"),
+		"home/.claude/plugins/cache/mp/here/abc/agents/sub/local.md": agent("local"),
+		"home/.claude/plugins/cache/mp/elsewhere/1/agents/away.md":   agent("away"),
+		"home/.claude/plugins/cache/mp/off/1/agents/disabled.md":     agent("disabled"),
+		"home/.claude/plugins/cache/mp/old/0.9/agents/legacy.md":     agent("legacy"),
+		"home/.claude/agents/shadowed.md":                            agent("shadowed"),
+		"proj/.git/HEAD":                                             "ref\n",
+		"proj/src/x":                                                 "",
+	})
+	set, diags := LoadAgents(Dirs(filepath.Join(proj, "src"), nil), LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var names []string
+	for _, a := range set.List() {
+		names = append(names, a.Name+":"+a.Source)
+	}
+	if d := cmp.Diff([]string{"legacy:claude", "local:claude", "reviewer:claude", "shadowed:claude"}, names); d != "" {
+		t.Errorf("agents (-want +got):\n%s", d)
+	}
+	if a, _ := set.Get("shadowed"); a == nil || a.Path != filepath.Join(home, ".claude", "agents", "shadowed.md") || len(set.Shadowed("shadowed")) != 1 {
+		t.Errorf("shadowed = %+v, want ~/.claude/agents' over the plugin's", a)
+	}
+	// No file, or one deputy cannot read, is no plugins.
+	writeFiles(t, root, map[string]string{"home/.claude/plugins/installed_plugins.json": "{not json"})
+	if dirs := ClaudePluginAgentDirs(proj); len(dirs) != 0 {
+		t.Errorf("dirs %v", dirs)
+	}
+}

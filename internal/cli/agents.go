@@ -25,8 +25,9 @@ Claude Code's format.
 Agents are looked up in these places, lowest precedence first:
 
   axe       ~/.config/axe/agents/, then $XDG_CONFIG_HOME/axe/agents/
-  claude    ~/.claude/agents/, then .claude/agents/ in each directory from the
-            repository root down to the current directory
+  claude    the agents/ of installed Claude Code plugins, ~/.claude/agents/,
+            then .claude/agents/ in each directory from the repository root
+            down to the current directory (with their subdirectories)
   user      $XDG_CONFIG_HOME/deputy/agents/ (default ~/.config/deputy/agents/)
   project   .deputy/agents/ under the current directory
   flag      each --agents-dir, in the order given
