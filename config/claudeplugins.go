@@ -41,13 +41,20 @@ func ClaudePluginAgentDirs(cwd string) []string {
 	if err != nil {
 		return nil
 	}
+	return claudePluginDirs(data, claudeEnabledPlugins(ClaudeDirs(cwd)), cwd)
+}
+
+// claudePluginDirs is ClaudePluginAgentDirs on the text of
+// installed_plugins.json and the merged enabledPlugins: each installed
+// plugin's agents directory (absolute, each once, by plugin id), or none
+// when data is not such a file.
+func claudePluginDirs(data []byte, enabled map[string]bool, cwd string) []string {
 	var file struct {
 		Plugins map[string]json.RawMessage `json:"plugins"`
 	}
 	if json.Unmarshal(data, &file) != nil {
 		return nil
 	}
-	enabled := claudeEnabledPlugins(ClaudeDirs(cwd))
 	ids := make([]string, 0, len(file.Plugins))
 	for id := range file.Plugins {
 		ids = append(ids, id)

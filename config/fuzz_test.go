@@ -237,3 +237,27 @@ func FuzzParseSpecializations(f *testing.F) {
 		}
 	})
 }
+
+func FuzzClaudePluginDirs(f *testing.F) {
+	for _, seed := range []string{
+		`{"version": 2, "plugins": {"a@m": [{"scope": "user", "installPath": "/p/a/1.0"}], "b@m": [{"scope": "project", "projectPath": "/proj", "installPath": "/p/b/2"}]}}`,
+		`{"version": 1, "plugins": {"old": {"installPath": "/p/old", "version": "0.9"}}}`,
+		`{"plugins": {"rel": [{"installPath": "cache/rel"}], "off@m": [{"installPath": "/p/off"}], "dup": [{"installPath": "/p/a/1.0"}]}}`,
+		`{"plugins": []}`, `{"plugins": {"x": 1}}`, `[]`, `{`, ``,
+	} {
+		f.Add([]byte(seed), "/proj/src")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cwd string) {
+		dirs := claudePluginDirs(data, map[string]bool{"off@m": false}, cwd)
+		if d := cmp.Diff(dirs, claudePluginDirs(data, map[string]bool{"off@m": false}, cwd)); d != "" {
+			t.Errorf("not deterministic (-first +second):\n%s", d)
+		}
+		seen := map[string]bool{}
+		for _, d := range dirs {
+			if !filepath.IsAbs(d) || filepath.Base(d) != "agents" || seen[d] {
+				t.Errorf("dir %q of %v", d, dirs)
+			}
+			seen[d] = true
+		}
+	})
+}
