@@ -3,6 +3,7 @@ package config
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -76,6 +77,7 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 		if a.Tools = claudeTools(f, toolsValue(f)); a.Tools == nil {
 			a.Tools = []string{ToolsAll}
 		}
+		a.Tools = disallowTools(f, a.Tools)
 	} else if tools, ok := f.strList("tools"); ok {
 		a.Tools = axeTools(f, tools)
 	}
@@ -222,6 +224,47 @@ func toolsValue(f fields) []string {
 		}
 	}
 	return out
+}
+
+// disallowTools applies a Claude Code agent's disallowedTools (a comma
+// string or a list, in Claude Code's names or deputy's) to its tools: the
+// tools it names are taken out. deputy cannot take a tool out of "every
+// tool the run allows", and running such an agent with the very tools its
+// file forbids would not be safe, so disallowedTools without a tools list
+// is an error saying how to write it.
+func disallowTools(f fields, tools []string) []string {
+	v, present := f.m["disallowedTools"]
+	if !present || v == nil {
+		return tools
+	}
+	var deny []string
+	if s, ok := v.(string); ok {
+		deny = splitTools(s)
+	} else if list, ok := f.strList("disallowedTools"); ok {
+		for _, t := range list {
+			if t = strings.TrimSpace(t); t != "" {
+				deny = append(deny, t)
+			}
+		}
+	} else {
+		return tools // strList reported the type
+	}
+	if len(deny) == 0 {
+		return tools
+	}
+	if slices.Contains(tools, ToolsAll) {
+		f.sink.errorf(f.line("disallowedTools"), "disallowedTools",
+			"deputy cannot take %s out of every tool the run allows, and running this agent with them would not be safe; list the tools it may use under tools instead (tools: Read, Grep, Glob, say)", quoteList(deny))
+		return tools
+	}
+	mapped := make([]string, len(deny))
+	for i, t := range deny {
+		if m, ok := claudeToolNames[t]; ok {
+			t = m
+		}
+		mapped[i] = t
+	}
+	return slices.DeleteFunc(tools, func(t string) bool { return slices.Contains(mapped, t) })
 }
 
 // splitTools splits at commas outside parentheses, so Claude Code's

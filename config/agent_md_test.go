@@ -300,3 +300,23 @@ func TestResolveClaudeModel(t *testing.T) {
 		t.Errorf("pinned haiku -> %q", got)
 	}
 }
+
+// disallowedTools takes tools out of the agent's tools list, in Claude
+// Code's names or deputy's, as a comma string or a list; without a tools
+// list deputy cannot honour it and the agent must not run with the tools
+// it forbids, so it is an error with its line.
+func TestParseAgentMarkdownDisallowedTools(t *testing.T) {
+	a, diags := ParseAgentMarkdown([]byte("---\nname: r\ndescription: d\ntools: Read, Grep, Bash, Write\ndisallowedTools: Bash, write_file\n---\nReview.\n"), "r.md")
+	if diags.HasErrors() || len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "grep"}) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+	a, diags = ParseAgentMarkdown([]byte("---\nname: r\ndescription: d\ntools: [Read, Edit, MultiEdit]\ndisallowedTools:\n  - Edit\n---\nReview.\n"), "r.md")
+	if diags.HasErrors() || !cmp.Equal(a.Tools, []string{"read_file"}) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+	_, diags = ParseAgentMarkdown([]byte("---\nname: r\ndescription: d\ndisallowedTools: Write, Edit\n---\nReview.\n"), "r.md")
+	want := []string{`error: r.md:4: disallowedTools: deputy cannot take "Write", "Edit" out of every tool the run allows, and running this agent with them would not be safe; list the tools it may use under tools instead (tools: Read, Grep, Glob, say)`}
+	if d := cmp.Diff(want, diagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}

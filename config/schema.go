@@ -101,6 +101,7 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"output_schema":      open(ownerDeputy),
 	"output_schema_file": leaf(ownerDeputy),
 	"mcpServers":         open(ownerDeputy),
+	"disallowedTools":    open(ownerDeputy), // Claude Code's, honoured
 	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
 		"max_depth": leaf(ownerDeputy),
 		"parallel":  leaf(ownerDeputy),
@@ -112,17 +113,16 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	}),
 	"budget": budgetSchema(false),
 	// Claude Code settings deputy does not use.
-	"color":           open(ownerClaude),
-	"permissionMode":  open(ownerClaude),
-	"disallowedTools": open(ownerClaude),
-	"skills":          open(ownerClaude),
-	"hooks":           open(ownerClaude),
-	"memory":          open(ownerClaude),
-	"background":      open(ownerClaude),
-	"effort":          open(ownerClaude),
-	"isolation":       open(ownerClaude),
-	"initialPrompt":   open(ownerClaude),
-	"disabled":        open(ownerClaude),
+	"color":          open(ownerClaude),
+	"permissionMode": open(ownerClaude),
+	"skills":         open(ownerClaude),
+	"hooks":          open(ownerClaude),
+	"memory":         open(ownerClaude),
+	"background":     open(ownerClaude),
+	"effort":         open(ownerClaude),
+	"isolation":      open(ownerClaude),
+	"initialPrompt":  open(ownerClaude),
+	"disabled":       open(ownerClaude),
 })
 
 // keyRef is one key as written in a file.
