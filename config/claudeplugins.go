@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,7 +9,7 @@ import (
 
 // Claude Code plugins (`claude plugin install NAME@MARKETPLACE`, the way
 // collections such as wshobson/agents are distributed) keep their agents
-// under ~/.claude/plugins, not in an agents directory: each installed
+// under ~/.claude/plugins ($CLAUDE_CONFIG_DIR/plugins), not in an agents directory: each installed
 // plugin is a directory recorded in installed_plugins.json, with its agents
 // in its agents/ subdirectory.
 
@@ -33,11 +32,11 @@ type claudePluginInstall struct {
 // plugins: the file is Claude Code's, so what deputy cannot read in it is
 // left out silently.
 func ClaudePluginAgentDirs(cwd string) []string {
-	home, _ := os.UserHomeDir()
-	if home == "" {
+	user := ClaudeUserDir()
+	if user == "" {
 		return nil
 	}
-	data, err := readLimited(filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), maxClaudePluginsFile)
+	data, err := readLimited(filepath.Join(user, "plugins", "installed_plugins.json"), maxClaudePluginsFile)
 	if err != nil {
 		return nil
 	}

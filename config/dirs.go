@@ -145,15 +145,29 @@ func AxeConfigDirs() []string {
 	return dirs
 }
 
+// ClaudeUserDir is Claude Code's user configuration directory:
+// $CLAUDE_CONFIG_DIR, which replaces ~/.claude in Claude Code, else
+// ~/.claude; "" when neither can be determined.
+func ClaudeUserDir() string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Clean(expandHome(d))
+	}
+	home, _ := os.UserHomeDir()
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".claude")
+}
+
 // ClaudeDirs returns Claude Code's .claude directories, lowest precedence
-// first: ~/.claude, then .claude in each directory from the repository
-// root (the nearest parent holding .git; cwd alone when there is none)
-// down to cwd, as Claude Code finds them.
+// first: ClaudeUserDir (~/.claude), then .claude in each directory from the
+// repository root (the nearest parent holding .git; cwd alone when there
+// is none) down to cwd, as Claude Code finds them.
 func ClaudeDirs(cwd string) []string {
 	var dirs []string
 	home, _ := os.UserHomeDir()
-	if home != "" {
-		dirs = append(dirs, filepath.Join(home, ".claude"))
+	if u := ClaudeUserDir(); u != "" {
+		dirs = append(dirs, u)
 	}
 	if cwd == "" {
 		return dirs

@@ -303,6 +303,7 @@ func TestSkillNotFoundIs(t *testing.T) {
 func TestClaudeDirs(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv("HOME", filepath.Join(root, "home"))
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	repo := filepath.Join(root, "src", "repo")
 	writeFiles(t, repo, map[string]string{".git/HEAD": "ref\n", "a/b/x": ""})
 	want := []string{filepath.Join(root, "home", ".claude"), filepath.Join(repo, ".claude"), filepath.Join(repo, "a", ".claude"), filepath.Join(repo, "a", "b", ".claude")}
@@ -312,6 +313,11 @@ func TestClaudeDirs(t *testing.T) {
 	// Outside a repository only cwd's own .claude counts.
 	if d := cmp.Diff(want[:1], ClaudeDirs(filepath.Join(root, "src"))[:1]); d != "" || len(ClaudeDirs(filepath.Join(root, "src"))) != 2 {
 		t.Errorf("outside a repository: %v", ClaudeDirs(filepath.Join(root, "src")))
+	}
+	// CLAUDE_CONFIG_DIR replaces ~/.claude, as in Claude Code.
+	t.Setenv("CLAUDE_CONFIG_DIR", "~/claude-work")
+	if got := ClaudeDirs(filepath.Join(repo, "a", "b"))[0]; got != filepath.Join(root, "home", "claude-work") {
+		t.Errorf("with CLAUDE_CONFIG_DIR: %s", got)
 	}
 }
 
@@ -324,6 +330,7 @@ func TestClaudePluginAgents(t *testing.T) {
 	home := filepath.Join(root, "home")
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	proj := filepath.Join(root, "proj")
 	cache := filepath.Join(home, ".claude", "plugins", "cache", "mp")
 	agent := func(name string) string {
@@ -361,6 +368,12 @@ func TestClaudePluginAgents(t *testing.T) {
 	if a, _ := set.Get("shadowed"); a == nil || a.Path != filepath.Join(home, ".claude", "agents", "shadowed.md") || len(set.Shadowed("shadowed")) != 1 {
 		t.Errorf("shadowed = %+v, want ~/.claude/agents' over the plugin's", a)
 	}
+	// With CLAUDE_CONFIG_DIR the plugins are under it, not ~/.claude.
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(root, "elsewhere"))
+	if dirs := ClaudePluginAgentDirs(proj); len(dirs) != 0 {
+		t.Errorf("with CLAUDE_CONFIG_DIR: dirs %v", dirs)
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	// No file, or one deputy cannot read, is no plugins.
 	writeFiles(t, root, map[string]string{"home/.claude/plugins/installed_plugins.json": "{not json"})
 	if dirs := ClaudePluginAgentDirs(proj); len(dirs) != 0 {

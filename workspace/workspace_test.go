@@ -18,6 +18,7 @@ func isolate(t *testing.T) string {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	t.Setenv("DEPUTY_DB", "")
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	return home
 }
 

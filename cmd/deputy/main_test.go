@@ -79,6 +79,7 @@ func setupScript(env *testscript.Env) error {
 		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
 		{"DEPUTY_DB", ""},
 		{"DEPUTY_LOG", ""},
+		{"CLAUDE_CONFIG_DIR", ""},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}
