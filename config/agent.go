@@ -32,6 +32,9 @@ type Agent struct {
 	// to (nil when Skill is empty or could not be resolved).
 	Skill    string
 	SkillDoc *Skill
+	// Skills are a Claude Code agent's skills key: more skills, by name,
+	// whose text LoadAgentFile adds to SkillDoc after Skill's.
+	Skills []string
 	// Files are globs resolved against the workdir when the agent runs (see
 	// ResolveFiles).
 	Files []string

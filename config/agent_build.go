@@ -78,6 +78,7 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 			a.Tools = []string{ToolsAll}
 		}
 		a.Tools = disallowTools(f, a.Tools)
+		a.Skills = claudeSkills(f)
 	} else if tools, ok := f.strList("tools"); ok {
 		a.Tools = axeTools(f, tools)
 	}
@@ -265,6 +266,28 @@ func disallowTools(f fields, tools []string) []string {
 		mapped[i] = t
 	}
 	return slices.DeleteFunc(tools, func(t string) bool { return slices.Contains(mapped, t) })
+}
+
+// claudeSkills reads a Claude Code agent's skills key: skill names, as a
+// list or a comma string.
+func claudeSkills(f fields) []string {
+	v, present := f.m["skills"]
+	if !present || v == nil {
+		return nil
+	}
+	var names []string
+	if s, ok := v.(string); ok {
+		names = strings.Split(s, ",")
+	} else if list, ok := f.strList("skills"); ok {
+		names = list
+	}
+	var out []string
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // splitTools splits at commas outside parentheses, so Claude Code's

@@ -27,6 +27,7 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 		SystemPrompt: "You are a senior code reviewer.\n\nCheck correctness first.",
 		// Claude Code's tool names become deputy's; Agent(...) has no counterpart.
 		Tools:           []string{"read_file", "grep", "find_path", "terminal"},
+		Skills:          []string{"review"}, // preloaded when the file is loaded (LoadAgentFile)
 		MaxTurns:        12,
 		SubAgentsConfig: DefaultSubAgentsConfig(),
 		Path:            path,
@@ -38,7 +39,6 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 		`warning: testdata/claude/code-reviewer.md:4: tools: "Agent(explorer, tester)" is a Claude Code tool deputy does not have; it is left out`,
 		"warning: testdata/claude/code-reviewer.md:6: color: key color is a Claude Code setting deputy ignores",
 		"warning: testdata/claude/code-reviewer.md:7: permissionMode: key permissionMode is a Claude Code setting deputy ignores",
-		"warning: testdata/claude/code-reviewer.md:8: skills: key skills is a Claude Code setting deputy ignores",
 		"warning: testdata/claude/code-reviewer.md:10: hooks: key hooks is a Claude Code setting deputy ignores",
 	}
 	if d := cmp.Diff(wantDiags, diagStrings(diags)); d != "" {

@@ -187,7 +187,33 @@ func loadAgentFile(path, source string, opts LoadOptions, inDir bool) (*Agent, D
 			a.SkillDoc = s
 		}
 	}
+	diags = append(diags, preloadSkills(a, skillBase, opts.SkillDirs)...)
 	return a, diags
+}
+
+// preloadSkills adds the text of a Claude Code agent's skills to its
+// SkillDoc, after its skill's, as Claude Code puts each skill's whole text
+// into the agent's context. A skill that cannot be found is left out with
+// a warning: the agent still runs, without it.
+func preloadSkills(a *Agent, base string, dirs []string) Diagnostics {
+	var diags Diagnostics
+	for _, name := range a.Skills {
+		s, err := ResolveSkill(name, base, dirs)
+		if err != nil {
+			diags = append(diags, Diagnostic{File: a.Path, Line: a.KeyLine("skills"), Key: "skills", Severity: Warning,
+				Message: err.Error() + "; the agent runs without it"})
+			continue
+		}
+		if a.SkillDoc == nil {
+			a.SkillDoc = s
+			continue
+		}
+		doc := *a.SkillDoc
+		doc.Name += ", " + s.Name
+		doc.Body = strings.TrimSpace(doc.Body) + "\n\n" + strings.TrimSpace(s.Body)
+		a.SkillDoc = &doc
+	}
+	return diags
 }
 
 // pathErrText is the error text without the repeated path of a

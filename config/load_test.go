@@ -380,3 +380,29 @@ func TestClaudePluginAgents(t *testing.T) {
 		t.Errorf("dirs %v", dirs)
 	}
 }
+
+// A Claude Code agent's skills are preloaded as Claude Code preloads them:
+// each skill's text, after the agent's own skill's, from the skill
+// directories (.claude/skills/NAME/SKILL.md among them); one that is not
+// found is left out with a warning and the agent still loads.
+func TestLoadAgentFileClaudeSkills(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"skills/review/SKILL.md": "---\nname: review\ndescription: d\n---\nReview well.\n",
+		"skills/go/SKILL.md":     "---\nname: go\ndescription: d\n---\nWrite Go.\n",
+		"agents/r.md":            "---\nname: r\ndescription: d\nskills:\n  - review\n  - nowhere\n  - go\n---\nBody.\n",
+		"agents/s.md":            "---\nname: s\ndescription: d\nskills: go\n---\nBody.\n",
+	})
+	a, diags := LoadAgentFile(filepath.Join(dir, "agents", "r.md"), SourceClaude, LoadOptions{SkillDirs: []string{dir}})
+	if a == nil || a.SkillDoc == nil || a.SkillDoc.Body != "Review well.\n\nWrite Go." || a.SkillDoc.Name != "review, go" {
+		t.Fatalf("agent %+v, skill %+v", a, a.SkillDoc)
+	}
+	if len(diags) != 1 || diags[0].Severity != Warning || diags[0].Line != 4 || diags[0].Key != "skills" ||
+		!strings.Contains(diags[0].Message, `skill "nowhere" not found`) || !strings.HasSuffix(diags[0].Message, "; the agent runs without it") {
+		t.Errorf("diagnostics %v", diags)
+	}
+	a, diags = LoadAgentFile(filepath.Join(dir, "agents", "s.md"), SourceClaude, LoadOptions{SkillDirs: []string{dir}})
+	if len(diags) != 0 || a.SkillDoc == nil || a.SkillDoc.Body != "Write Go." {
+		t.Errorf("comma form: skill %+v, diagnostics %v", a.SkillDoc, diags)
+	}
+}

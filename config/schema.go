@@ -102,6 +102,7 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"output_schema_file": leaf(ownerDeputy),
 	"mcpServers":         open(ownerDeputy),
 	"disallowedTools":    open(ownerDeputy), // Claude Code's, honoured
+	"skills":             open(ownerDeputy), // Claude Code's, honoured
 	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
 		"max_depth": leaf(ownerDeputy),
 		"parallel":  leaf(ownerDeputy),
@@ -115,7 +116,6 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	// Claude Code settings deputy does not use.
 	"color":          open(ownerClaude),
 	"permissionMode": open(ownerClaude),
-	"skills":         open(ownerClaude),
 	"hooks":          open(ownerClaude),
 	"memory":         open(ownerClaude),
 	"background":     open(ownerClaude),
