@@ -33,7 +33,17 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 		sink.errorf(f.line("name"), "name", "must not be empty")
 		ok = false
 	case ok:
-		if err := ValidAgentName(name); err != nil {
+		err := ValidAgentName(name)
+		stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		switch {
+		case err == nil:
+		case ff.markdown && ValidAgentName(stem) == nil:
+			// Claude Code takes any name (collections write "Python
+			// Security Expert"); deputy needs one it can be asked for by,
+			// and takes the file's, as it finds agents by it anyway.
+			sink.warnf(f.line("name"), "name", "%s; the agent is called %q, its file's name", err.Error(), stem)
+			name = stem
+		default:
 			sink.errorf(f.line("name"), "name", "%s", err.Error())
 			ok = false
 		}

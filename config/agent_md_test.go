@@ -320,3 +320,26 @@ func TestParseAgentMarkdownDisallowedTools(t *testing.T) {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
 	}
 }
+
+// What Claude Code takes although deputy would not write it, seen in
+// vijaythecoder/awesome-claude-agents: front matter closed by a longer line
+// of dashes, and a name with spaces (the agent is called by its file's
+// name, with a warning).
+func TestParseAgentMarkdownClaudeLeniencies(t *testing.T) {
+	a, diags := ParseAgentMarkdown([]byte("---\n\nname: frontend-developer\ndescription: d\ntools: Read\n--------------------\n\n# Frontend\n"), "frontend-developer.md")
+	if a == nil || diags.HasErrors() || a.SystemPrompt != "# Frontend" || a.Name != "frontend-developer" {
+		t.Errorf("agent %+v, diagnostics %v", a, diags)
+	}
+	a, diags = ParseAgentMarkdown([]byte("---\nname: Python Performance Expert\ndescription: d\n---\nProfile.\n"), "python/performance-expert.md")
+	want := []string{`warning: python/performance-expert.md:2: name: "Python Performance Expert" is not a valid agent name (letters, digits, '_', '-' and '.', at most 64 characters, not starting with '.' or '-'); the agent is called "performance-expert", its file's name`}
+	if a == nil || a.Name != "performance-expert" {
+		t.Errorf("agent %+v", a)
+	}
+	if d := cmp.Diff(want, diagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+	// A TOML agent's name stays strict, as axe's is.
+	if _, diags := ParseAgentTOML([]byte("name = \"a b\"\nmodel = \"inherit\"\n"), "a.toml"); !diags.HasErrors() {
+		t.Errorf("TOML: %v", diags)
+	}
+}

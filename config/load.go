@@ -46,17 +46,19 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 		inDir := map[string]string{} // agent name -> file, within this directory
 		for _, path := range paths {
 			a, ds := loadAgentFile(path, d.Source, opts, true)
-			diags = append(diags, ds...)
 			if a == nil {
+				diags = append(diags, ds...)
 				if ds.HasErrors() {
 					set.addBroken(BrokenFile{Path: path, Source: d.Source, Diagnostics: ds})
 				}
 				continue
 			}
 			if first, dup := inDir[a.Name]; dup {
+				// The file is ignored: what else it holds does not matter.
 				diags = append(diags, duplicateName(d, a, path, first))
 				continue
 			}
+			diags = append(diags, ds...)
 			inDir[a.Name] = path
 			set.Add(a)
 		}

@@ -129,7 +129,8 @@ func TestLoadAgentsSameNameTwiceInOneDir(t *testing.T) {
 // A collection cloned into ~/.claude/agents/NAME is found as Claude Code
 // finds it: the Markdown agents of every subdirectory, by their front
 // matter's name; not the clone's .git, its other files, nor a TOML file
-// below the top; one agent of a name defined twice, with a warning. In
+// below the top; one agent of a name defined twice, with one warning for
+// the file left out (not its other problems). In
 // deputy's own directories subdirectories are not read.
 func TestLoadAgentsClaudeSubdirectories(t *testing.T) {
 	dir := t.TempDir()
@@ -137,7 +138,7 @@ func TestLoadAgentsClaudeSubdirectories(t *testing.T) {
 		"top.md":                          "---\nname: top\ndescription: d\n---\nTop.\n",
 		"coll/agents/dev/go-pro.md":       "---\nname: golang-pro\ndescription: d\n---\nGo.\n",
 		"coll/agents/dev/reviewer.md":     "---\nname: reviewer\ndescription: d\n---\nFirst.\n",
-		"coll/agents/quality/reviewer.md": "---\nname: reviewer\ndescription: d\n---\nSecond.\n",
+		"coll/agents/quality/reviewer.md": "---\nname: reviewer\ndescription: d\nversion: 2\n---\nSecond.\n",
 		"coll/pyproject.toml":             "[project]\nname = \"x\"\n",
 		"coll/.git/hooks/x.md":            "---\nname: hidden\n---\n",
 	})
