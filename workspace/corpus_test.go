@@ -91,13 +91,21 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 			if strings.Join(tools, ",") != "read_file,write_file,edit_file,terminal,find_path,grep,fetch" {
 				t.Errorf("%s: tools %v", a.Name, tools)
 			}
+		case "frontend-developer": // front matter closed by a long dash line
+			if !strings.HasPrefix(p.System, "# Frontend") || !strings.Contains(strings.Join(tools, ","), "terminal") {
+				t.Errorf("%s: system %.40q, tools %v", a.Name, p.System, tools)
+			}
 		case "prd-writer": // a description YAML alone would not take
 			if !strings.HasPrefix(a.Description, "**PRIMARY AGENT for project planning**: ") {
 				t.Errorf("%s: description %q", a.Name, a.Description)
 			}
 		}
 	}
-	if axe != 21 || claude != 25 {
+	// "Python Performance Expert" is called by its file's name.
+	if a, ok := w.Agents.Get("performance-expert"); !ok || !strings.HasSuffix(a.Path, filepath.Join("python", "performance-expert.md")) {
+		t.Errorf("performance-expert: %v", a)
+	}
+	if axe != 21 || claude != 27 {
 		t.Errorf("found %d axe and %d Claude agents", axe, claude)
 	}
 	// Two collections in one tree both define golang-pro: the first by path
