@@ -106,7 +106,7 @@ func (c *checkpointer) run() {
 // checkpoint that fails (another process checkpoints too, the disk is full)
 // leaves the WAL to the next one, or to SQLite's own.
 func (c *checkpointer) checkpoint() {
-	conn, err := newKeepWALConnector(writerDSN(c.path))
+	conn, err := newKeepWALConnector(checkpointDSN(c.path))
 	if err != nil {
 		return
 	}

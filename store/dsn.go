@@ -31,6 +31,18 @@ func writerDSN(path string) string {
 	}, "&")
 }
 
+// checkpointDSN is the DSN of the checkpointer's connection (checkpoint.go).
+// It waits for no lock (busy_timeout 0): a checkpoint that would have to
+// is skipped, and Close never waits for one to get a lock. The database is
+// in WAL mode already (the writer's connection made it so), and
+// synchronous=NORMAL gives the checkpoint the same fsyncs as the writer's.
+func checkpointDSN(path string) string {
+	return "file:" + escapeURIPath(path) + "?" + strings.Join([]string{
+		"_pragma=busy_timeout(0)",
+		"_pragma=synchronous(NORMAL)",
+	}, "&")
+}
+
 // readerDSN is the DSN of the read-only pool. mode=ro makes SQLite open the file read
 // only, so a reader can never take the write lock; in WAL mode it needs none to read.
 func readerDSN(path string) string {
