@@ -88,6 +88,7 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 			a.Tools = []string{ToolsAll}
 		}
 		a.Tools = disallowTools(f, a.Tools)
+		a.Tools = permissionMode(f, a.Tools)
 		a.Skills = claudeSkills(f)
 	} else if tools, ok := f.strList("tools"); ok {
 		a.Tools = axeTools(f, tools)
@@ -276,6 +277,34 @@ func disallowTools(f fields, tools []string) []string {
 		mapped[i] = t
 	}
 	return slices.DeleteFunc(tools, func(t string) bool { return slices.Contains(mapped, t) })
+}
+
+// readOnlyTools are the tools an agent in Claude Code's plan mode keeps:
+// deputy's read-only set (builtin.DefaultToolNames).
+var readOnlyTools = []string{"read_file", "list_directory", "find_path", "grep"}
+
+// permissionMode applies a Claude Code agent's permissionMode. plan is
+// Claude Code's read-only mode: the agent keeps only tools that read
+// (without a tools list, deputy's read-only set). deputy never asks before
+// a tool runs, which is bypassPermissions; the other modes, which would ask
+// or accept some calls, are said once in a warning.
+func permissionMode(f fields, tools []string) []string {
+	mode, ok := f.str("permissionMode")
+	if !ok {
+		return tools
+	}
+	switch mode = strings.TrimSpace(mode); mode {
+	case "plan":
+		if slices.Contains(tools, ToolsAll) {
+			return slices.Clone(readOnlyTools)
+		}
+		return slices.DeleteFunc(tools, func(t string) bool { return t == "write_file" || t == "edit_file" || t == "terminal" })
+	case "bypassPermissions":
+		return tools
+	}
+	f.sink.warnf(f.line("permissionMode"), "permissionMode",
+		"%q is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with bypassPermissions); permissions in config.yaml and --deny-tool limit them", mode)
+	return tools
 }
 
 // claudeSkills reads a Claude Code agent's skills key: skill names, as a

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/deputyhq/deputy/tool/builtin"
 )
 
 func TestParseAgentMarkdownClaudeCode(t *testing.T) {
@@ -38,7 +40,7 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 	wantDiags := []string{
 		`warning: testdata/claude/code-reviewer.md:4: tools: "Agent(explorer, tester)" is a Claude Code tool deputy does not have; it is left out`,
 		"warning: testdata/claude/code-reviewer.md:6: color: key color is a Claude Code setting deputy ignores",
-		"warning: testdata/claude/code-reviewer.md:7: permissionMode: key permissionMode is a Claude Code setting deputy ignores",
+		`warning: testdata/claude/code-reviewer.md:7: permissionMode: "acceptEdits" is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with bypassPermissions); permissions in config.yaml and --deny-tool limit them`,
 		"warning: testdata/claude/code-reviewer.md:10: hooks: key hooks is a Claude Code setting deputy ignores",
 	}
 	if d := cmp.Diff(wantDiags, diagStrings(diags)); d != "" {
@@ -341,5 +343,22 @@ func TestParseAgentMarkdownClaudeLeniencies(t *testing.T) {
 	// A TOML agent's name stays strict, as axe's is.
 	if _, diags := ParseAgentTOML([]byte("name = \"a b\"\nmodel = \"inherit\"\n"), "a.toml"); !diags.HasErrors() {
 		t.Errorf("TOML: %v", diags)
+	}
+}
+
+// permissionMode: plan is Claude Code's read-only mode, honoured by keeping
+// only the tools that read; bypassPermissions is what deputy does anyway.
+func TestParseAgentMarkdownPermissionMode(t *testing.T) {
+	a, diags := ParseAgentMarkdown([]byte("---\nname: p\ndescription: d\npermissionMode: plan\n---\nPlan.\n"), "p.md")
+	if len(diags) != 0 || !cmp.Equal(a.Tools, builtin.DefaultToolNames(), cmpopts.SortSlices(func(x, y string) bool { return x < y })) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+	a, diags = ParseAgentMarkdown([]byte("---\nname: p\ndescription: d\ntools: Read, Write, Bash, WebFetch\npermissionMode: plan\n---\nPlan.\n"), "p.md")
+	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "fetch"}) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+	a, diags = ParseAgentMarkdown([]byte("---\nname: p\ndescription: d\ntools: Read, Bash\npermissionMode: bypassPermissions\n---\nGo.\n"), "p.md")
+	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "terminal"}) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
 	}
 }

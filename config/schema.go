@@ -103,6 +103,7 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	"mcpServers":         open(ownerDeputy),
 	"disallowedTools":    open(ownerDeputy), // Claude Code's, honoured
 	"skills":             open(ownerDeputy), // Claude Code's, honoured
+	"permissionMode":     open(ownerDeputy), // Claude Code's, see permissionMode
 	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
 		"max_depth": leaf(ownerDeputy),
 		"parallel":  leaf(ownerDeputy),
@@ -114,15 +115,14 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 	}),
 	"budget": budgetSchema(false),
 	// Claude Code settings deputy does not use.
-	"color":          open(ownerClaude),
-	"permissionMode": open(ownerClaude),
-	"hooks":          open(ownerClaude),
-	"memory":         open(ownerClaude),
-	"background":     open(ownerClaude),
-	"effort":         open(ownerClaude),
-	"isolation":      open(ownerClaude),
-	"initialPrompt":  open(ownerClaude),
-	"disabled":       open(ownerClaude),
+	"color":         open(ownerClaude),
+	"hooks":         open(ownerClaude),
+	"memory":        open(ownerClaude),
+	"background":    open(ownerClaude),
+	"effort":        open(ownerClaude),
+	"isolation":     open(ownerClaude),
+	"initialPrompt": open(ownerClaude),
+	"disabled":      open(ownerClaude),
 })
 
 // keyRef is one key as written in a file.
