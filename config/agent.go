@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
@@ -46,6 +47,11 @@ type Agent struct {
 	// Tools are tool names or groups; nil means not set (the caller applies
 	// its default), an empty non-nil slice means no tools.
 	Tools []string
+	// DisallowedTools are tools taken out of whatever the agent would
+	// have (a Claude Code agent's disallowedTools, in deputy's names):
+	// a tool's name, or mcp__<server> for all of a server's tools. They
+	// are what lets an agent with every tool (ToolsAll) run without some.
+	DisallowedTools []string
 	// MaxTurns is the turn limit; 0 means the caller's default.
 	MaxTurns int
 	// OutputSchema, when set, is the JSON Schema the agent's final answer
@@ -162,4 +168,16 @@ func (a *Agent) Origin() string {
 		return a.Source
 	}
 	return "deputy"
+}
+
+// Disallows reports whether the agent's DisallowedTools take out the tool
+// named name: by its name, or, for an MCP tool (mcp__<server>__<tool>),
+// by its server's prefix.
+func (a *Agent) Disallows(name string) bool {
+	for _, d := range a.DisallowedTools {
+		if name == d || strings.HasPrefix(d, "mcp__") && strings.HasPrefix(name, d+"__") {
+			return true
+		}
+	}
+	return false
 }

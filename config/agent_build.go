@@ -87,8 +87,8 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 		if a.Tools = claudeTools(f, toolsValue(f)); a.Tools == nil {
 			a.Tools = []string{ToolsAll}
 		}
-		a.Tools = disallowTools(f, a.Tools)
 		a.Tools = permissionMode(f, a.Tools)
+		disallowTools(f, a)
 		a.Skills = claudeSkills(f)
 	} else if tools, ok := f.strList("tools"); ok {
 		a.Tools = axeTools(f, tools)
@@ -239,15 +239,15 @@ func toolsValue(f fields) []string {
 }
 
 // disallowTools applies a Claude Code agent's disallowedTools (a comma
-// string or a list, in Claude Code's names or deputy's) to its tools: the
-// tools it names are taken out. deputy cannot take a tool out of "every
-// tool the run allows", and running such an agent with the very tools its
-// file forbids would not be safe, so disallowedTools without a tools list
-// is an error saying how to write it.
-func disallowTools(f fields, tools []string) []string {
+// string or a list, in Claude Code's names or deputy's) as Claude Code
+// does: the tools it names are taken out of the agent's tools list, or,
+// for an agent with every tool, out of every tool the run gives it (the
+// engine applies a.DisallowedTools when it builds the agent's tools). A
+// Claude Code tool deputy does not have needs no taking out.
+func disallowTools(f fields, a *Agent) {
 	v, present := f.m["disallowedTools"]
 	if !present || v == nil {
-		return tools
+		return
 	}
 	var deny []string
 	if s, ok := v.(string); ok {
@@ -259,24 +259,21 @@ func disallowTools(f fields, tools []string) []string {
 			}
 		}
 	} else {
-		return tools // strList reported the type
+		return // strList reported the type
 	}
-	if len(deny) == 0 {
-		return tools
-	}
-	if slices.Contains(tools, ToolsAll) {
-		f.sink.errorf(f.line("disallowedTools"), "disallowedTools",
-			"deputy cannot take %s out of every tool the run allows, and running this agent with them would not be safe; list the tools it may use under tools instead (tools: Read, Grep, Glob, say)", quoteList(deny))
-		return tools
-	}
-	mapped := make([]string, len(deny))
-	for i, t := range deny {
+	for _, t := range deny {
 		if m, ok := claudeToolNames[t]; ok {
 			t = m
+		} else if isClaudeOnlyTool(t) {
+			continue
 		}
-		mapped[i] = t
+		if !slices.Contains(a.DisallowedTools, t) {
+			a.DisallowedTools = append(a.DisallowedTools, t)
+		}
 	}
-	return slices.DeleteFunc(tools, func(t string) bool { return slices.Contains(mapped, t) })
+	if !slices.Contains(a.Tools, ToolsAll) {
+		a.Tools = slices.DeleteFunc(a.Tools, a.Disallows)
+	}
 }
 
 // readOnlyTools are the tools an agent in Claude Code's plan mode keeps:

@@ -16,8 +16,10 @@ import (
 // delegation tools its scope may use at its depth. What is left out here
 // is also refused by the guard should the model call it anyway.
 func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
-	callAgent := r.agent != nil && len(r.agent.SubAgents) > 0 && s.Depth < s.maxDepth && e.Grant.AllowsTool(ToolCallAgent)
-	subagent := r.subagentOn && s.Depth < e.subagentMaxDepth() && e.Grant.AllowsTool(ToolSubagent)
+	callAgent := r.agent != nil && len(r.agent.SubAgents) > 0 && s.Depth < s.maxDepth && e.Grant.AllowsTool(ToolCallAgent) &&
+		!r.agent.Disallows(ToolCallAgent)
+	subagent := r.subagentOn && s.Depth < e.subagentMaxDepth() && e.Grant.AllowsTool(ToolSubagent) &&
+		(r.agent == nil || !r.agent.Disallows(ToolSubagent))
 	notes := s.tree != nil && s.tree.notes != nil
 	if r.base != nil && !callAgent && !subagent && !notes && (s.Depth > 0 || len(r.queryTools) == 0) {
 		// Nothing to add (a leaf of a fan-out): the run's own tools are
@@ -246,6 +248,13 @@ func (e *Engine) baseTools(a *config.Agent, all *tool.Registry) (_ *tool.Registr
 			}
 		}
 	}
+	if len(a.DisallowedTools) > 0 {
+		// What the agent's own file takes out (Claude Code's
+		// disallowedTools), of its built-in and MCP tools alike.
+		if reg, err = reg.Narrow(slices.DeleteFunc(reg.Names(), a.Disallows)); err != nil {
+			return nil, 0, &configError{agent: a, err: err}
+		}
+	}
 	return e.Grant.Narrow(reg), external, nil
 }
 
@@ -284,9 +293,9 @@ func (e *Engine) queryToolsOf(a *config.Agent) []string {
 		all = append(all, sp.ToolName)
 	}
 	if a.Tools == nil || slices.Contains(a.Tools, config.ToolsAll) {
-		return all
+		return slices.DeleteFunc(all, a.Disallows)
 	}
-	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(a.Tools, n) })
+	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(a.Tools, n) || a.Disallows(n) })
 }
 
 // configError is a problem with an agent's definition found when it is

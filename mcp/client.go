@@ -139,6 +139,8 @@ func selectFor(a *config.Agent, servers []config.MCPServer, own map[string]bool)
 	for _, s := range servers {
 		key := ToolName(s.Name, "")
 		switch sel, ok := named[key]; {
+		case a.Disallows(key):
+			// Every tool of the server is taken out: it is not started.
 		case ok:
 			out[s.Name] = sel
 		case own[s.Name] || a.Tools == nil || slices.Contains(a.Tools, config.ToolsAll):
