@@ -21,6 +21,9 @@ type Settings struct {
 	// DefaultModel is the model of agents that name none, and of
 	// "model: inherit" at the root. "" means none is configured.
 	DefaultModel string
+	// DefaultModelFrom says where DefaultModel came from when no
+	// config.yaml set it (ApplyClaudeModel); "" when one did, or none is set.
+	DefaultModelFrom string
 	// Providers are named custom OpenAI-compatible providers, used in model
 	// strings as "<name>/<model>".
 	Providers map[string]ProviderSettings

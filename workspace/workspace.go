@@ -120,6 +120,7 @@ func Load(opts Options) (*Workspace, error) {
 	if w.Settings, err = config.LoadSettings(SettingsPaths(opts)); err != nil {
 		return nil, err
 	}
+	config.ApplyClaudeModel(w.Settings, dir)
 	for _, d := range opts.AgentsDirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("--agents-dir %s: not a directory", d)

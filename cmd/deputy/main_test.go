@@ -80,6 +80,7 @@ func setupScript(env *testscript.Env) error {
 		{"DEPUTY_DB", ""},
 		{"DEPUTY_LOG", ""},
 		{"CLAUDE_CONFIG_DIR", ""},
+		{"ANTHROPIC_MODEL", ""},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}

@@ -164,7 +164,11 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 	if model == config.ModelInherit {
 		model = "inherit (the parent's model; at the root, default_model"
 		if dm := w.Settings.DefaultModel; dm != "" && dm != config.ModelInherit {
-			model += " " + dm + ")"
+			model += " " + dm
+			if from := w.Settings.DefaultModelFrom; from != "" {
+				model += ": " + from
+			}
+			model += ")"
 		} else {
 			model += ", which is not set)"
 		}

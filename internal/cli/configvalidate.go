@@ -95,6 +95,7 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 		addErr(err)
 		lintSettings = config.DefaultSettings()
 	} else {
+		config.ApplyClaudeModel(s, cwd)
 		v.settings = s
 		// What the files hold that deputy accepts but does not honour
 		// (an xzatoma section, a key in the file): said here as a run says it.
@@ -169,7 +170,11 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 		fmt.Fprintf(out, "  %s: %v\n", key, value)
 	}
 	dm := s.DefaultModel
-	kv("default_model", fmt.Sprintf("%q", dm), noteIf(dm == "", "not set: agents must name a model"))
+	note := noteIf(dm == "", "not set: agents must name a model")
+	if s.DefaultModelFrom != "" {
+		note = s.DefaultModelFrom
+	}
+	kv("default_model", fmt.Sprintf("%q", dm), note)
 	for _, name := range s.ProviderNames() {
 		p := s.Providers[name]
 		key := "no key"
