@@ -357,22 +357,31 @@ func rateLimitHeaders(h http.Header, now time.Time) (remaining int, reset time.T
 }
 
 // parseReset reads a reset header: an RFC 3339 time, a Go-style duration
-// ("1s", "6m0s", "250ms") or plain seconds. Zero when unreadable.
+// ("1s", "6m0s", "250ms") or plain seconds. Zero when unreadable. A reset
+// is never further ahead than the longest Retry-After deputy honours
+// (maxRetryAfter), so that a bogus header cannot hold every call of the
+// process for years; the provider's next answer says more.
 func parseReset(v string, now time.Time) time.Time {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return time.Time{}
 	}
+	var at time.Time
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t
+		at = t
+	} else if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		at = now.Add(d)
+	} else if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+		// ParseRetryAfter caps the seconds before they can overflow a
+		// Duration (1e10 or +Inf would otherwise land in the past).
+		at = now.Add(ParseRetryAfter(v, false, now))
+	} else {
+		return time.Time{}
 	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
-		return now.Add(d)
+	if limit := now.Add(maxRetryAfter); at.After(limit) {
+		return limit
 	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
-		return now.Add(time.Duration(f * float64(time.Second)))
-	}
-	return time.Time{}
+	return at
 }
 
 // Transport returns a RoundTripper that feeds every response's rate-limit

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -23,6 +24,11 @@ type remoteTool struct {
 }
 
 func newRemoteTool(r *remote, t *sdk.Tool) (*remoteTool, error) {
+	if t.Name == "" {
+		// ToolName would give the server's own prefix, mcp__<server>,
+		// which names every tool of the server in grants.
+		return nil, errors.New("a tool without a name")
+	}
 	name := ToolName(r.cfg.Name, t.Name)
 	if !tool.ValidName(name) {
 		return nil, fmt.Errorf("%s is not a usable tool name (at most 64 letters, digits, '_' and '-')", name)
