@@ -24,6 +24,8 @@ func FuzzOutputJudge(f *testing.F) {
 		`{"anyOf":[{"type":"null"},{"type":"number","multipleOf":0.5}]}`,
 		`{"type":"object","required":["a"],"properties":{"a":{"const":{"x":[1,2]}}}}`,
 		`{"$ref":"#/nowhere"}`,
+		`{"$ref":"#"}`, // validating overflowed the stack and killed deputy
+		`{"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`,
 		`{"type":3}`,
 		`true`,
 		`{"pattern":"("}`,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/deputyhq/deputy/internal/schemacycle"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -25,6 +26,9 @@ type Output struct {
 func NewOutput(name string, schema json.RawMessage) (*Output, error) {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	if err := schemacycle.Check(schema); err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
 	resolved, err := s.Resolve(nil)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/deputyhq/deputy/internal/schemacycle"
 )
 
 // maxOutputSchemaSize bounds an output_schema_file.
@@ -77,6 +79,10 @@ func outputSchema(f fields, path string, a *Agent) {
 		return
 	}
 	if _, err := s.Resolve(nil); err != nil {
+		f.sink.errorf(f.line(key), key, "not a usable JSON Schema: %v", err)
+		return
+	}
+	if err := schemacycle.Check(compact.Bytes()); err != nil {
 		f.sink.errorf(f.line(key), key, "not a usable JSON Schema: %v", err)
 		return
 	}

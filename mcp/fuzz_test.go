@@ -26,6 +26,9 @@ func FuzzRemoteTool(f *testing.F) {
 		{`{"name":"deep","inputSchema":{"$defs":{"n":{"type":"object","properties":{"n":{"$ref":"#/$defs/n"}}}},"$ref":"#/$defs/n"}}`, `{"n":{"n":{"n":{}}}}`},
 		{`{"name":"bad schema","inputSchema":{"type":"object","properties":{"p":{"pattern":"("}}}}`, `{"p":"x"}`},
 		{`{"name":"dangling","inputSchema":{"$ref":"#/nowhere"}}`, `{}`},
+		// A schema that loops on itself overflowed the stack on the first
+		// call and killed deputy.
+		{`{"name":"loop","inputSchema":{"$defs":{"n":{"type":"object"}},"$ref":"#"}}`, `{"n":{}}`},
 		{`{"name":"weird.name/with spaces ünï","inputSchema":null}`, `[1,2]`},
 		{`{"name":"` + strings.Repeat("x", 80) + `","inputSchema":{"type":"object"}}`, `"text"`},
 		{`{"name":"","inputSchema":{}}`, `{`},

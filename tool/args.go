@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/deputyhq/deputy/internal/schemacycle"
 )
 
 // Schema is the JSON Schema of a tool's arguments, inferred from a Go struct
@@ -49,6 +51,9 @@ func ParseSchema(raw json.RawMessage) (*Schema, error) {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("tool: reading argument schema: %w", err)
+	}
+	if err := schemacycle.Check(raw); err != nil {
+		return nil, fmt.Errorf("tool: argument schema: %w", err)
 	}
 	return newSchema(&s, false)
 }
