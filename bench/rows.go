@@ -164,6 +164,9 @@ func (b *bench) measure(def rowDef) (result, error) {
 		r.meds[p.name] = median(ss)
 		fmt.Fprintf(os.Stderr, "bench:   %-8s %s\n", p.name, spread(ss))
 	}
+	if self := selfPeakRSS(); self > 0 {
+		fmt.Fprintf(os.Stderr, "bench:   the bench's own peak RSS so far %s (a program's peak RSS reads at least the bench's when it started)\n", mb(self))
+	}
 	return r, nil
 }
 

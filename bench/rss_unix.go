@@ -19,3 +19,18 @@ func peakRSS(ps *os.ProcessState) int64 {
 	}
 	return int64(ru.Maxrss) * 1024 // kilobytes on Linux and the BSDs
 }
+
+// selfPeakRSS is the bench's own peak resident set, in bytes: on Linux a
+// child's ru_maxrss is at least its parent's peak at the moment it was
+// started (os/exec starts it sharing the parent's memory until it execs),
+// so no program's peak RSS can read below this.
+func selfPeakRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
+}
