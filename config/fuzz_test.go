@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,9 @@ var (
 		"providers:\n  local: {base_url: 'ftp://x', api_key_env: sk-1}\n  openai: {}\n",
 		"concurrency: 99999999999999999999\n---\na: 1\n",
 		"a: &a [*a]\n",
+		"prices:\n  openai/gpt-4.1: {input: 2, output: 8, cache_read: 0.5}\n  local/qwen: {input: 0, output: 0}\n",
+		"prices:\n  openai/x: {input: .nan, output: .inf}\n  y: {input: -1, output: 1}\n  a/b: {input: 1}\n  c/d: null\n",
+		"prices:\n  openai/x: {input: '2', output: 1e400, cache_write: -0}\n",
 	}
 	seedsINI = []string{
 		"[llm_tool_]\n" + goodSection,
@@ -159,6 +163,13 @@ func FuzzLoadSettingsYAML(f *testing.F) {
 			sa.MaxDepth < 1 || sa.MaxDepth > SubagentMaxDepthLimit || sa.DefaultMaxTurns < 1 || sa.DefaultMaxTurns > SubagentMaxTurnsLimit ||
 			sa.OutputMaxSize < SubagentMinOutputMaxSize || sa.MaxExecutions < 0 || sa.MaxTotalTokens < 0 || sa.MaxTotalTime < 0 {
 			t.Errorf("settings out of range passed validation: %+v", s)
+		}
+		for model, p := range s.Prices {
+			for _, v := range []float64{p.Input, p.Output, p.CacheRead, p.CacheWrite} {
+				if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Errorf("price of %s out of range passed validation: %+v", model, p)
+				}
+			}
 		}
 	})
 }
