@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/delegate"
 )
 
@@ -95,6 +96,10 @@ func FuzzDecodeSubagentInput(f *testing.F) {
 		`{"label":"validate_user_code","task_prompt":"Analyze this code","allowed_tools":["file_ops"],"max_turns":2}`,
 		`{"task_prompt":"x"}`, `{"label":"a","task_prompt":"  "}`, `{"label":"a","task_prompt":"x","max_turns":51}`,
 		`{"label":"a","task_prompt":"x","allowed_tools":["subagent"]}`, `null`, ``, `[`, `{"label":1}`,
+		`{"label":"a","task_prompt":"x","output_schema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}}`,
+		`{"label":"a","task_prompt":"x","output_schema":{"$ref":"#"}}`,
+		`{"label":"a","task_prompt":"x","output_schema":"{}"}`,
+		`{"label":"a","task_prompt":"x","output_schema":{"type":3}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -116,6 +121,15 @@ func FuzzDecodeSubagentInput(f *testing.F) {
 			if n == "subagent" {
 				t.Fatal("accepted subagent in allowed_tools")
 			}
+		}
+		// A schema the model gave is one the child's answer can be
+		// validated against (a looping $ref used to kill the process).
+		if in.OutputSchema != nil {
+			out, err := agent.NewOutput("", in.OutputSchema)
+			if err != nil {
+				t.Fatalf("accepted output_schema %s: %v", in.OutputSchema, err)
+			}
+			_, _, _ = out.Judge(`{"ok":true,"n":{"n":[1]}}`, false)
 		}
 	})
 }
