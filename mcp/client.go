@@ -385,6 +385,7 @@ func (r *remote) startLocked(ctx context.Context) error {
 		return r.failure("did not start", err)
 	}
 	var tools []*remoteTool
+	names := map[string]string{} // deputy's name -> the server's
 	for t, err := range session.Tools(ctx, nil) {
 		if err != nil {
 			_ = session.Close()
@@ -396,6 +397,15 @@ func (r *remote) startLocked(ctx context.Context) error {
 			r.m.log().Warn("MCP tool left out", "server", r.cfg.Name, "tool", t.Name, "error", err)
 			continue
 		}
+		if first, dup := names[rt.spec.Name]; dup {
+			// Two names that differ only in characters a tool name cannot
+			// hold ("a.b", "a_b"): the model could not tell them apart,
+			// and a provider refuses a request with the name twice.
+			r.m.log().Warn("MCP tool left out", "server", r.cfg.Name, "tool", t.Name,
+				"error", fmt.Sprintf("its name is %s, as %q's is", rt.spec.Name, first))
+			continue
+		}
+		names[rt.spec.Name] = t.Name
 		tools = append(tools, rt)
 	}
 	done := make(chan struct{})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -515,5 +516,34 @@ func TestServerThatKeepsCrashing(t *testing.T) {
 	// mcp list would show it failed, with the reason.
 	if st := m.Probe(context.Background(), m.Servers()); len(st) != 1 || st[0].State != mcp.StateFailed || !strings.Contains(st[0].Err, "crashed again") {
 		t.Errorf("probe = %+v", st)
+	}
+}
+
+// TestToolNamesThatClash: a server whose tool names differ only in
+// characters a tool name cannot hold gives the model one tool of that name,
+// the first listed, not the name twice (which a provider refuses, failing
+// the run).
+func TestToolNamesThatClash(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "clash", Version: "1"}, nil)
+	for _, name := range []string{"get.item", "get_item", "other"} {
+		sdk.AddTool(srv, &sdk.Tool{Name: name, Description: "tool " + name},
+			func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name}}}, nil, nil
+			})
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)}
+	go hs.Serve(ln)
+	defer hs.Close()
+	a := agentTOML(t, fmt.Sprintf("name = \"a\"\nmodel = \"script/x\"\ntools = []\n\n[mcp_servers.clash]\nurl = \"http://%s/mcp\"\n", ln.Addr()))
+	m := mcp.NewManager(nil)
+	defer m.Close()
+	got := names(m.AgentTools(a, nil))
+	slices.Sort(got)
+	if want := []string{"mcp__clash__get_item", "mcp__clash__other"}; !slices.Equal(got, want) {
+		t.Fatalf("tools %v, want %v", got, want)
 	}
 }
