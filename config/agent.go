@@ -90,6 +90,10 @@ type Agent struct {
 	// lines maps a dotted key to the line it was written on, so checks that
 	// run after loading (Lint) can point at it.
 	lines map[string]int
+	// spawnTools are the agents a Claude Code file's tools name in
+	// Agent(...) (also in SubAgents): LoadAgents leaves out, with a
+	// warning, those no file defines, as Claude Code cannot spawn them.
+	spawnTools []string
 }
 
 // Budget caps one run of an agent, its sub-agents' spending included.

@@ -84,8 +84,17 @@ func buildAgent(f fields, path string, ff agentFormat) *Agent {
 	}
 	if ff.markdown {
 		// As in Claude Code, an agent that lists no tools gets them all.
-		if a.Tools = claudeTools(f, toolsValue(f)); a.Tools == nil {
+		spawn, tools := claudeSpawnTools(toolsValue(f))
+		if a.Tools = claudeTools(f, tools); a.Tools == nil {
 			a.Tools = []string{ToolsAll}
+		}
+		// Agent(worker, researcher) in tools names the agents this one may
+		// spawn, as sub_agents does.
+		for _, n := range checkNames(f, "tools", spawn) {
+			a.spawnTools = append(a.spawnTools, n)
+			if !slices.Contains(a.SubAgents, n) {
+				a.SubAgents = append(a.SubAgents, n)
+			}
 		}
 		a.Tools = permissionMode(f, a.Tools)
 		disallowTools(f, a)

@@ -27,8 +27,10 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 		Description:  "Expert code reviewer. Use PROACTIVELY after code changes.",
 		Model:        "anthropic/claude-sonnet-5", // the alias, resolved
 		SystemPrompt: "You are a senior code reviewer.\n\nCheck correctness first.",
-		// Claude Code's tool names become deputy's; Agent(...) has no counterpart.
+		// Claude Code's tool names become deputy's; Agent(...) names the
+		// agents it may spawn.
 		Tools:           []string{"read_file", "grep", "find_path", "terminal"},
+		SubAgents:       []string{"explorer", "tester"},
 		Skills:          []string{"review"}, // preloaded when the file is loaded (LoadAgentFile)
 		MaxTurns:        12,
 		SubAgentsConfig: DefaultSubAgentsConfig(),
@@ -38,7 +40,6 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 		t.Errorf("agent (-want +got):\n%s", d)
 	}
 	wantDiags := []string{
-		`warning: testdata/claude/code-reviewer.md:4: tools: "Agent(explorer, tester)" is a Claude Code tool deputy does not have; it is left out`,
 		"warning: testdata/claude/code-reviewer.md:6: color: key color is a Claude Code setting deputy ignores",
 		`warning: testdata/claude/code-reviewer.md:7: permissionMode: "acceptEdits" is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with bypassPermissions); permissions in config.yaml and --deny-tool limit them`,
 		"warning: testdata/claude/code-reviewer.md:10: hooks: key hooks is a Claude Code setting deputy ignores",

@@ -80,6 +80,35 @@ var claudeToolNames = map[string]string{
 	"AskUserQuestion": "ask_user",
 }
 
+// claudeSpawnTools takes Claude Code's Agent(a, b) entries (Task(a, b),
+// the tool's name before Claude Code 2.1.63, too) out of a tools list: the
+// agents they name are those the agent may spawn, which deputy's
+// sub_agents says, and the rest is the list of tools. A nil list stays nil
+// (every tool). A bare Agent or Task (spawn any agent) has no counterpart
+// in a named list and stays, to be left out with claudeTools' warning.
+func claudeSpawnTools(tools []string) (spawn, rest []string) {
+	if tools == nil {
+		return nil, nil
+	}
+	rest = make([]string, 0, len(tools))
+	for _, t := range tools {
+		inner, ok := strings.CutPrefix(t, "Agent(")
+		if !ok {
+			inner, ok = strings.CutPrefix(t, "Task(")
+		}
+		if inner, closed := strings.CutSuffix(inner, ")"); ok && closed {
+			for n := range strings.SplitSeq(inner, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					spawn = append(spawn, n)
+				}
+			}
+			continue
+		}
+		rest = append(rest, t)
+	}
+	return spawn, rest
+}
+
 // claudeTools translates Claude Code tool names in a Markdown agent's tools
 // list: Claude Code's names become deputy's, "*" stays ToolsAll, and
 // mcp__server__tool names stay as written for an MCP server to provide.

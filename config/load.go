@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -63,7 +64,31 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 			set.Add(a)
 		}
 	}
-	return set, diags
+	return set, append(diags, dropUnknownSpawns(set)...)
+}
+
+// dropUnknownSpawns leaves out of each Claude Code agent's SubAgents the
+// agents its tools name in Agent(...) that no file defines, with a warning
+// for each file: Claude Code cannot spawn them either, and it runs the
+// agent all the same (sub_agents naming an unknown agent stays an error).
+func dropUnknownSpawns(set *AgentSet) Diagnostics {
+	var diags Diagnostics
+	for _, a := range set.List() {
+		var unknown []string
+		for _, n := range a.spawnTools {
+			if _, ok := set.Get(n); !ok {
+				unknown = append(unknown, n)
+			}
+		}
+		if len(unknown) == 0 {
+			continue
+		}
+		a.SubAgents = slices.DeleteFunc(a.SubAgents, func(n string) bool { return slices.Contains(unknown, n) })
+		sink := &diagSink{file: a.Path}
+		sink.warnf(a.KeyLine("tools"), "tools", "Agent(...) names %s, which no agent file defines; left out", quoteList(unknown))
+		diags = append(diags, sink.diags...)
+	}
+	return diags
 }
 
 // maxClaudeDepth bounds how deep LoadAgents looks below a Claude Code
