@@ -52,7 +52,7 @@ func (s *Server) llmHandler(wr wire) http.Handler {
 
 func (s *Server) serveLLM(w *statusWriter, r *http.Request, wr wire, e *Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	s.logUpdate(e, func(e *Request) { e.Body = body })
+	s.logBody(e, body)
 	if wr == nil {
 		writeJSONError(w, http.StatusNotFound, map[string]any{"error": map[string]any{
 			"message": "llmtest: no such endpoint: " + r.Method + " " + r.URL.Path +

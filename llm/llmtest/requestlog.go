@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,7 +54,8 @@ func (r *Request) clone() Request {
 	return c
 }
 
-// Requests returns a copy of the request log, in arrival order.
+// Requests returns a copy of the request log, in arrival order: the
+// newest entries, when older ones were dropped (ServerOptions.MaxLogBytes).
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -78,6 +80,25 @@ func (s *Server) logStart(r *http.Request, protocol string) *Request {
 	s.log = append(s.log, e)
 	s.mu.Unlock()
 	return e
+}
+
+// logBody sets e's body and drops the oldest entries while the bodies
+// kept pass the server's bound; e and the entries after it always stay.
+func (s *Server) logBody(e *Request, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.Body = body
+	s.logBytes += len(body)
+	n := 0
+	for n < len(s.log)-1 && s.logBytes > s.maxLogBytes && s.log[n] != e {
+		s.logBytes -= len(s.log[n].Body)
+		n++
+	}
+	if n > 0 {
+		s.dropped += n
+		s.log = append(s.log[:0], s.log[n:]...)
+		clear(s.log[len(s.log):cap(s.log)])
+	}
 }
 
 // logUpdate changes an entry under the lock, as Requests may copy it at
@@ -182,8 +203,11 @@ func (s *Server) serveLog(w http.ResponseWriter, r *http.Request) {
 	for i, e := range s.log {
 		out[i] = e.toJSON()
 	}
+	dropped := s.dropped
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
+	// The array holds the entries kept; this many older ones were dropped.
+	w.Header().Set("X-Requests-Dropped", strconv.Itoa(dropped))
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(out)

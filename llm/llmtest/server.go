@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +35,19 @@ type ServerOptions struct {
 	// consulted for it, so rule counters see only accepted requests.
 	MaxConcurrent   int
 	LimitRetryAfter time.Duration
+	// MaxLogBytes bounds the request bodies the log keeps; 0 means
+	// DefaultMaxLogBytes. Past it the oldest entries are dropped (the
+	// newest one always stays), so a fake left running serves on in
+	// bounded memory; /_requests says how many were dropped in its
+	// X-Requests-Dropped header.
+	MaxLogBytes int
 }
+
+// DefaultMaxLogBytes is the request log's bound on bodies kept: a test or
+// a bench row logs far less, a fake left serving for hours would not stop
+// growing without it (with each body go its parsed copy and headers, so
+// the log holds about twice this).
+const DefaultMaxLogBytes = 64 << 20
 
 // Server is a fake LLM server speaking the OpenAI, Anthropic and Gemini
 // wire formats, answering from a Script. It logs every request it gets.
@@ -57,7 +70,10 @@ type Server struct {
 	closed   bool
 	handlers sync.WaitGroup // handlers in flight; Add only under mu while !closed
 	log      []*Request
-	seq      int64 // numbers response IDs
+	// logBytes is the bodies' size in log; dropped counts the entries
+	// dropped from its front to stay under maxLogBytes.
+	logBytes, maxLogBytes, dropped int
+	seq                            int64 // numbers response IDs
 
 	closeOnce sync.Once
 	closeErr  error
@@ -93,6 +109,7 @@ func NewServer(s *Script, opts ServerOptions) (*Server, error) {
 
 		maxConcurrent:   opts.MaxConcurrent,
 		limitRetryAfter: opts.LimitRetryAfter,
+		maxLogBytes:     cmp.Or(opts.MaxLogBytes, DefaultMaxLogBytes),
 		closing:         make(chan struct{}),
 		serveDone:       make(chan struct{}),
 		url:             "http://" + urlHost(ln.Addr(), host),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -527,5 +528,45 @@ func TestProviderAndServerAgree(t *testing.T) {
 		if llm.KindOf(perr) != llm.KindForStatus(hresp.StatusCode) {
 			t.Errorf("%s: provider kind %v, server status %d", model, llm.KindOf(perr), hresp.StatusCode)
 		}
+	}
+}
+
+// The log keeps the newest requests within MaxLogBytes of bodies: a fake
+// left serving drops its oldest entries instead of growing without end,
+// and /_requests says how many it dropped.
+func TestRequestLogIsBounded(t *testing.T) {
+	srv, err := NewServer(MustParseScript(faultScript), ServerOptions{MaxLogBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	c := testClient(t)
+	const n = 40
+	for i := range n {
+		postJSON(t, c, srv.URL()+"/v1/chat/completions",
+			fmt.Sprintf(`{"model": "ok", "messages": [{"role": "user", "content": "request %03d %s"}]}`, i, strings.Repeat("x", 60)))
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 || len(reqs) >= n {
+		t.Fatalf("%d requests kept of %d", len(reqs), n)
+	}
+	kept := 0
+	for i, r := range reqs {
+		kept += len(r.Body)
+		want := fmt.Sprintf("request %03d ", n-len(reqs)+i)
+		if !strings.Contains(string(r.Body), want) {
+			t.Errorf("entry %d is not %q: %s", i, want, r.Body)
+		}
+	}
+	if kept > 1000 {
+		t.Errorf("%d bytes of bodies kept, bound 1000", kept)
+	}
+	resp, err := c.Get(srv.URL() + "/_requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got, want := resp.Header.Get("X-Requests-Dropped"), fmt.Sprint(n-len(reqs)); got != want {
+		t.Errorf("X-Requests-Dropped = %q, want %q", got, want)
 	}
 }
