@@ -18,13 +18,7 @@ import (
 // so nothing of theirs can be on disk yet; Wait then returns once all of it
 // is, in the order it was queued, and reports the one write that failed.
 func TestQueuedWrites(t *testing.T) {
-	s, err := open(context.Background(), filepath.Join(t.TempDir(), "q.db"), 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	release, started, blocked := holdWriter(t, s)
-	<-started
+	s, release, blocked := openHeld(t, 16)
 
 	var p ledger.Pending
 	ctx := ledger.Queue(context.Background(), &p)
@@ -55,7 +49,7 @@ func TestQueuedWrites(t *testing.T) {
 	if err := <-blocked; err != nil {
 		t.Fatal(err)
 	}
-	err = p.Wait()
+	err := p.Wait()
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("Wait: %v, want the missing run's ErrNotFound", err)
 	}
@@ -82,13 +76,7 @@ func TestQueuedWrites(t *testing.T) {
 // prefix of its conversation, never one with a hole that a resume would
 // send to the model; the run's end is still recorded.
 func TestQueuedMessagesStopAtAFailure(t *testing.T) {
-	s, err := open(context.Background(), filepath.Join(t.TempDir(), "q.db"), 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	release, started, blocked := holdWriter(t, s)
-	<-started
+	s, release, blocked := openHeld(t, 16)
 
 	var p ledger.Pending
 	ctx := ledger.Queue(context.Background(), &p)
@@ -130,13 +118,7 @@ func TestQueuedMessagesStopAtAFailure(t *testing.T) {
 // is inserted at once, after the queued ones before it. Read back, every
 // event is there with its fields and time, in the order the calls were made.
 func TestQueuedEventsKeepTheirOrder(t *testing.T) {
-	s, err := open(context.Background(), filepath.Join(t.TempDir(), "q.db"), defaultMaxBatch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	release, started, blocked := holdWriter(t, s)
-	<-started
+	s, release, blocked := openHeld(t, defaultMaxBatch)
 
 	var p ledger.Pending
 	ctx := ledger.Queue(context.Background(), &p)
@@ -264,13 +246,7 @@ func TestQueueTogether(t *testing.T) {
 // moves past the writes it takes, and queuing moves what is left to the
 // front of a full queue), runs every write once, in the order queued.
 func TestLongQueueInOrder(t *testing.T) {
-	s, err := open(context.Background(), filepath.Join(t.TempDir(), "q.db"), 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	release, started, blocked := holdWriter(t, s)
-	<-started
+	s, release, blocked := openHeld(t, 16)
 	const n = 5000
 	var ran []int // appended by the writer's goroutine
 	var done sync.WaitGroup

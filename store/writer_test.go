@@ -123,6 +123,20 @@ func TestCloseFinishesQueuedWrites(t *testing.T) {
 	}
 }
 
+// openHeld opens a new store whose writer is held (holdWriter) until
+// release, so that what tests queue meanwhile waits; blocked as holdWriter's.
+func openHeld(t *testing.T, maxBatch int) (s *Store, release func(), blocked chan error) {
+	t.Helper()
+	s, err := open(context.Background(), filepath.Join(t.TempDir(), "q.db"), maxBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	release, started, blocked := holdWriter(t, s)
+	<-started
+	return s, release, blocked
+}
+
 // holdWriter queues a write that keeps the writer busy until release is called
 // (at the latest when the test ends), so that the test can queue writes behind it.
 // started is closed once the writer is held; blocked yields the held write's result.
