@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/tool/builtin"
 )
 
@@ -21,8 +23,9 @@ func newAgentsShowCmd(g *globalFlags) *cobra.Command {
 		Long: `Show an agent as deputy will run it: its model, system prompt, skill (name and
 the SKILL.md it resolved to), file globs, working directory, sub-agents and
 their limits (sub_agents_config, with the defaults filled in), model
-parameters, tools and turn limit, the file it came from and any definitions it
-shadows. Problems found in its file are listed at the end.`,
+parameters, its budget ([budget]: tokens, usd, time, turns), tools and turn
+limit, the file it came from and any definitions it shadows. Problems found in
+its file are listed at the end.`,
 		Example: `  deputy agents show reviewer
   deputy agents show reviewer --json | jq .sub_agents_config`,
 		Args: cobra.ExactArgs(1),
@@ -91,8 +94,14 @@ type agentDetail struct {
 	SubAgents       []string      `json:"sub_agents"`
 	SubAgentsConfig subAgentsView `json:"sub_agents_config"`
 	Params          paramsView    `json:"params"`
-	Tools           []string      `json:"tools"`
-	ToolsDefault    bool          `json:"tools_default"`
+	// Budget is the agent's own [budget] (nil when it sets none); a run
+	// may narrow it further (--max-tokens, an ancestor's budget).
+	Budget *budgetView `json:"budget"`
+	// budgetUnpriced: the agent caps dollars on a model the price table
+	// does not know, so that cap is not enforced.
+	budgetUnpriced bool
+	Tools          []string `json:"tools"`
+	ToolsDefault   bool     `json:"tools_default"`
 	// MCPServers are the MCP servers the agent declares (see docs/mcp.md).
 	MCPServers      []string        `json:"mcp_servers,omitempty"`
 	MaxTurns        int             `json:"max_turns"`
@@ -113,6 +122,36 @@ type subAgentsView struct {
 	TimeoutSeconds int  `json:"timeout_seconds"`
 }
 
+// budgetView is an agent's [budget]; an unset cap is null.
+type budgetView struct {
+	Tokens      *int64   `json:"tokens"`
+	USD         *float64 `json:"usd"`
+	TimeSeconds *float64 `json:"time_seconds"`
+	Turns       *int     `json:"turns"`
+}
+
+// budgetOf is the view of b, nil when b caps nothing.
+func budgetOf(b config.Budget) *budgetView {
+	if b == (config.Budget{}) {
+		return nil
+	}
+	var v budgetView
+	if b.Tokens > 0 {
+		v.Tokens = &b.Tokens
+	}
+	if b.USD > 0 {
+		v.USD = &b.USD
+	}
+	if b.Time > 0 {
+		secs := b.Time.Seconds()
+		v.TimeSeconds = &secs
+	}
+	if b.Turns > 0 {
+		v.Turns = &b.Turns
+	}
+	return &v
+}
+
 type paramsView struct {
 	Temperature *float64 `json:"temperature"`
 	MaxTokens   *int     `json:"max_tokens"`
@@ -127,6 +166,11 @@ func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
 			TimeoutSeconds: int(a.SubAgentsConfig.Timeout.Seconds())},
 		Params: paramsView{Temperature: a.Params.Temperature, MaxTokens: a.Params.MaxTokens},
 		Tools:  a.Tools, MaxTurns: a.MaxTurns, Diagnostics: diagnosticRows(w.Diagnostics.ForFile(a.Path).Sorted())}
+	d.Budget = budgetOf(a.Budget)
+	if a.Budget.USD > 0 && a.Model != "" && a.Model != config.ModelInherit {
+		_, priced := price.NewTable(w.Settings.Prices).Lookup(a.Model)
+		d.budgetUnpriced = !priced
+	}
 	if a.Skill != "" {
 		d.Skill = &skillView{Ref: a.Skill}
 		if sk := a.SkillDoc; sk != nil {
@@ -149,6 +193,32 @@ func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
 		d.MCPServers = append(d.MCPServers, desc)
 	}
 	return d
+}
+
+// budgetText is d's budget on one line, "" when it has none.
+func budgetText(d agentDetail) string {
+	b := d.Budget
+	if b == nil {
+		return ""
+	}
+	var parts []string
+	if b.Tokens != nil {
+		parts = append(parts, fmt.Sprintf("tokens %d", *b.Tokens))
+	}
+	if b.USD != nil {
+		usd := fmt.Sprintf("usd $%g", *b.USD)
+		if d.budgetUnpriced {
+			usd += fmt.Sprintf(" (not enforced: %s has no price)", d.Model)
+		}
+		parts = append(parts, usd)
+	}
+	if b.TimeSeconds != nil {
+		parts = append(parts, "time "+time.Duration(*b.TimeSeconds*float64(time.Second)).String())
+	}
+	if b.Turns != nil {
+		parts = append(parts, fmt.Sprintf("turns %d", *b.Turns))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
@@ -218,6 +288,7 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 		params = append(params, fmt.Sprintf("max_tokens %d", *m))
 	}
 	row("params", orDash(strings.Join(params, ", ")))
+	row("budget", orDash(budgetText(d)))
 	tw.Flush()
 	fmt.Fprintln(out, "\nsystem prompt:")
 	if strings.TrimSpace(d.SystemPrompt) == "" {
