@@ -96,10 +96,29 @@ func (t *Table) Overrides() map[string]Price {
 // ("-20250929", "-2025-08-07", "-latest"): the same model, the same price.
 var dated = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`)
 
+// aliases are provider names that reach another provider's API with its
+// models and prices: axe's google is the Gemini API (llm/providers).
+var aliases = map[string]string{"google": "gemini"}
+
 // Lookup returns the price of model ("provider/model"). A dated name finds
-// its undated entry; nothing else is matched loosely, so a model deputy
-// does not know is never priced like a neighbour.
+// its undated entry, and a provider alias (google/) the entry of the
+// provider it stands for when it has none of its own; nothing else is
+// matched loosely, so a model deputy does not know is never priced like a
+// neighbour.
 func (t *Table) Lookup(model string) (Price, bool) {
+	if p, ok := t.lookupDated(model); ok {
+		return p, true
+	}
+	if provider, name, ok := strings.Cut(model, "/"); ok {
+		if to, ok := aliases[provider]; ok {
+			return t.lookupDated(to + "/" + name)
+		}
+	}
+	return Price{}, false
+}
+
+// lookupDated is Lookup without aliases.
+func (t *Table) lookupDated(model string) (Price, bool) {
 	if p, ok := t.lookup(model); ok {
 		return p, true
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 func TestCost(t *testing.T) {
-	tab := NewTable(map[string]Price{"openai/gpt-4.1": {Input: 1, Output: 1}, "local/qwen": {Input: 0.5, Output: 0.5}})
+	tab := NewTable(map[string]Price{"openai/gpt-4.1": {Input: 1, Output: 1}, "local/qwen": {Input: 0.5, Output: 0.5},
+		"google/gemini-2.5-flash-lite": {Input: 7, Output: 7}})
 	for _, tt := range []struct {
 		model string
 		u     llm.Usage
@@ -27,6 +28,14 @@ func TestCost(t *testing.T) {
 		// Overridden and added prices.
 		{"openai/gpt-4.1", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 2, true},
 		{"local/qwen", llm.Usage{InputTokens: 2e6}, 1, true},
+		// google/ is axe's name for the Gemini API: Gemini's prices,
+		// dated names too.
+		{"google/gemini-2.5-flash", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 0.30 + 2.50, true},
+		{"google/gemini-2.5-pro-latest", llm.Usage{OutputTokens: 1e6}, 10, true},
+		{"google/gemini-9", llm.Usage{InputTokens: 5}, 0, false},
+		// An entry under google/ itself wins over Gemini's.
+		{"google/gemini-2.5-flash-lite", llm.Usage{InputTokens: 1e6}, 7, true},
+		{"gemini/gemini-2.5-flash-lite", llm.Usage{InputTokens: 1e6}, 0.10, true},
 		// Unknown models, and near misses, have no price.
 		{"openai/gpt-test", llm.Usage{InputTokens: 5}, 0, false},
 		{"anthropic/claude-opus-4-9", llm.Usage{InputTokens: 5}, 0, false},
