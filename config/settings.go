@@ -237,7 +237,9 @@ func LoadSettings(paths []string) (*Settings, error) {
 		}
 	}
 	if !diags.HasErrors() {
-		diags = append(diags, s.checkMerged(origin)...)
+		merged := s.checkMerged(origin)
+		diags = append(diags, merged...)
+		s.Warnings = append(s.Warnings, merged.Warnings()...)
 	}
 	if err := diags.Err(); err != nil {
 		return nil, err

@@ -319,6 +319,10 @@ func checkNodeType(sink *diagSink, n *yaml.Node, t reflect.Type, key string) {
 				sink.errorf(n.Line, "", "%s is out of range: %s", key, n.Value)
 			}
 		}
+	case reflect.Float64:
+		if n.Kind != yaml.ScalarNode || (n.Tag != "!!float" && n.Tag != "!!int") {
+			bad("a number")
+		}
 	case reflect.Bool:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 			bad("true or false")

@@ -130,6 +130,10 @@ func TestLoadSettingsMessages(t *testing.T) {
 		{"default_model unknown provider", "default_model: acme/x\n", []string{` default_model "acme/x" names unknown provider "acme"`}},
 		{"subagent provider without model", "agent: {subagent: {provider: anthropic}}\n", []string{" agent.subagent.model is required when agent.subagent.provider is set"}},
 		{"subagent unknown provider", "agent: {subagent: {provider: acme, model: m}}\n", []string{` agent.subagent.provider names unknown provider "acme"`}},
+		{"price as a string", "prices:\n  openai/gpt-4.1: {input: '2', output: $8}\n", []string{
+			`2: prices.openai/gpt-4.1.input must be a number, got "2"`,
+			`2: prices.openai/gpt-4.1.output must be a number, got "$8"`,
+		}},
 		{"allow_hosts entry", "fetch: {allow_hosts: ['https://x.com/']}\n", []string{` fetch.allow_hosts entries must be host names such as example.com (got "https://x.com/")`}},
 	}
 	for _, tt := range tests {
@@ -289,5 +293,27 @@ func TestLoadSettingsXzatoma(t *testing.T) {
 	_, err = LoadSettings([]string{writeSettings(t, "provider:\n  type: gpt\n")})
 	if err == nil || !strings.Contains(err.Error(), `unknown xzatoma provider "gpt" (xzatoma knows ollama, openai and copilot)`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A price whose provider deputy does not know is never used: one warning
+// naming it (a misspelt provider would otherwise leave cost_usd null with
+// no word why).
+func TestPriceOfUnknownProviderWarns(t *testing.T) {
+	p := writeSettings(t, "providers:\n  local: {base_url: 'http://127.0.0.1:1/v1/'}\nprices:\n  opeani/gpt-4.1: {input: 2, output: 8}\n  local/qwen: {input: 0, output: 0}\n  google/gemini-2.5-pro: {input: 1, output: 1}\n")
+	s, err := LoadSettings([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range s.Warnings {
+		got = append(got, w.String())
+	}
+	want := []string{p + `: prices.opeani/gpt-4.1: no provider is called "opeani" (built-in: anthropic, gemini, ollama, openai, script; hosted: atlascloud, bedrock, edenai, google, minimax, opencode, openrouter, requesty; others are defined under providers), so this price is never used`}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+	if _, ok := s.Prices["opeani/gpt-4.1"]; !ok {
+		t.Error("the price was dropped; a warning keeps it")
 	}
 }

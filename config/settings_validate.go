@@ -260,7 +260,8 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 }
 
 // checkMerged checks what depends on several keys, possibly from several
-// files: providers need a base_url, and models must name a known provider.
+// files: providers need a base_url, and models must name a known provider
+// (a price of an unknown one is a warning).
 // Each message names the file that set the key last.
 func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 	var diags Diagnostics
@@ -277,6 +278,16 @@ func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 	if m := s.DefaultModel; m != "" && m != ModelInherit {
 		if ref, err := llm.ParseModel(m); err == nil && !s.KnownProvider(ref.Provider) {
 			errorf("default_model", "default_model %q names unknown provider %q", m, ref.Provider)
+		}
+	}
+	for _, model := range sortedKeys(s.Prices) {
+		// Lenient: the price is kept, but a misspelt provider would
+		// otherwise leave cost_usd null with no word why.
+		if provider, _, _ := strings.Cut(model, "/"); !s.KnownProvider(provider) {
+			sink := &diagSink{file: origin["prices."+model]}
+			sink.warnf(0, "", "prices.%s: no provider is called %q (built-in: %s; hosted: %s; others are defined under providers), so this price is never used",
+				model, provider, strings.Join(BuiltinProviders, ", "), strings.Join(HostedProviders, ", "))
+			diags = append(diags, sink.diags...)
 		}
 	}
 	sa := s.Agent.Subagent
