@@ -190,26 +190,46 @@ func (e *Engine) renderSubagent(caller *Scope, label string, env *Envelope) tool
 	case env.RunID == "":
 		// Refused before the child existed (a quota): the reason stands alone.
 		return subagentFailure(label, env.Depth-1, env.Error)
-	case env.Status != StatusOK && env.Status != StatusMaxTurns:
+	case env.Status != StatusOK && env.Status != StatusMaxTurns && env.Status != StatusBudget:
 		return subagentResult(false, "", execFailedPrefix+env.Error, e.subagentMetadata(label, env))
 	}
 	out := env.Output
-	limit := e.Subagent.OutputMaxSize
-	if limit <= 0 {
-		limit = 4096
+	if env.Status == StatusBudget {
+		// A child out of budget stops with its partial work: the caller
+		// gets it beside the failure, as a turn limit's summary (the
+		// summary call itself would need the budget that is spent).
+		if len(out) > e.outputLimit() {
+			out = e.truncate(caller, label, env, out)
+		}
+		return subagentResult(false, out, execFailedPrefix+env.Error, e.subagentMetadata(label, env))
 	}
+	limit := e.outputLimit()
 	if len(out) > limit && env.OutputJSON != nil {
 		// Cut JSON is not JSON: a structured answer fits or fails.
 		return subagentResult(false, "", fmt.Sprintf("%sstructured output of %d bytes exceeds the output limit of %d bytes (agent.subagent.output_max_size); JSON is never cut", execFailedPrefix, len(out), limit), e.subagentMetadata(label, env))
 	}
 	if len(out) > limit {
-		cut := llm.CutUTF8(out, limit)
-		ev := Event{Type: EventTruncation, RunID: env.RunID, ParentID: env.ParentID, RootID: caller.RootID,
-			Kind: env.Kind, Depth: env.Depth, Label: label, OriginalSize: len(out), TruncatedSize: len(cut)}
-		e.emit(&ev)
-		out = cut + "\n[Output truncated]"
+		out = e.truncate(caller, label, env, out)
 	}
 	return subagentResult(true, out, "", e.subagentMetadata(label, env))
+}
+
+// outputLimit is agent.subagent.output_max_size, 4096 when unset.
+func (e *Engine) outputLimit() int {
+	if e.Subagent.OutputMaxSize <= 0 {
+		return 4096
+	}
+	return e.Subagent.OutputMaxSize
+}
+
+// truncate cuts out, longer than outputLimit, on a UTF-8 boundary, marks
+// the cut and records it with a truncation event.
+func (e *Engine) truncate(caller *Scope, label string, env *Envelope, out string) string {
+	cut := llm.CutUTF8(out, e.outputLimit())
+	ev := Event{Type: EventTruncation, RunID: env.RunID, ParentID: env.ParentID, RootID: caller.RootID,
+		Kind: env.Kind, Depth: env.Depth, Label: label, OriginalSize: len(out), TruncatedSize: len(cut)}
+	e.emit(&ev)
+	return cut + "\n[Output truncated]"
 }
 
 func (e *Engine) subagentMetadata(label string, env *Envelope) [][2]string {
