@@ -136,6 +136,14 @@ providers: {}
                       # unset: no fixed cap, each provider's limit adapts
 max_turns: 50         # an agent's default turn limit (at least 1)
 
+# Prices in US dollars per million tokens, for cost_usd and usd budgets.
+# deputy embeds the providers' published prices (their date: deputy config
+# validate); an entry replaces a model's price or adds a model. A model
+# without a price has cost_usd null.
+prices: {}
+#  openai/gpt-4.1: {input: 2, output: 8, cache_read: 0.5}
+#  local/qwen3: {input: 0, output: 0}  # cache_read, cache_write: optional
+
 # Retrying failed model calls. Durations are Go durations (500ms, 2m) or
 # whole seconds.
 retry:

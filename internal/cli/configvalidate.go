@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/workspace"
 )
 
@@ -189,6 +192,26 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 	}
 	kv("concurrency", s.Concurrency, noteIf(s.Concurrency == 0, "no cap: each provider's adaptive limit"))
 	kv("max_turns", s.MaxTurns, "")
+	prices := "the embedded table of " + price.AsOf
+	switch n := len(s.Prices); n {
+	case 0:
+	case 1:
+		prices += ", with 1 entry laid over it"
+	default:
+		prices += fmt.Sprintf(", with %d entries laid over it", n)
+	}
+	kv("prices", prices, "")
+	for _, model := range slices.Sorted(maps.Keys(s.Prices)) {
+		p := s.Prices[model]
+		v := fmt.Sprintf("{input: %g, output: %g", p.Input, p.Output)
+		if p.CacheRead != 0 {
+			v += fmt.Sprintf(", cache_read: %g", p.CacheRead)
+		}
+		if p.CacheWrite != 0 {
+			v += fmt.Sprintf(", cache_write: %g", p.CacheWrite)
+		}
+		kv("prices."+model, v+"}", "")
+	}
 	kv("retry.max_attempts", s.Retry.MaxAttempts, "")
 	kv("retry.base_delay", s.Retry.BaseDelay, "")
 	kv("retry.max_delay", s.Retry.MaxDelay, "")
