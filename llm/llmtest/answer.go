@@ -117,6 +117,7 @@ func (s *Script) render(c *compiledRule, req *llm.Request, idPrefix string) (*An
 		if u.OutputTokens != nil {
 			a.Usage.OutputTokens = *u.OutputTokens
 		}
+		a.Usage.CacheReadTokens, a.Usage.CacheWriteTokens = deref(u.CacheReadTokens), deref(u.CacheWriteTokens)
 	}
 	return a, nil
 }

@@ -223,7 +223,7 @@ func (anthropicWire) response(c *call, a *Answer, id string) []byte {
 	return mustJSON(map[string]any{
 		"id": "msg_" + id, "type": "message", "role": "assistant", "model": c.req.Model,
 		"content": content, "stop_reason": anthropicStop(finishOr(a)), "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": a.Usage.InputTokens, "output_tokens": a.Usage.OutputTokens},
+		"usage": anthropicUsage(a.Usage, a.Usage.OutputTokens),
 	})
 }
 
@@ -240,7 +240,7 @@ func (anthropicWire) events(c *call, a *Answer, id string) []sseEvent {
 		ev("message_start", map[string]any{"message": map[string]any{
 			"id": "msg_" + id, "type": "message", "role": "assistant", "model": c.req.Model,
 			"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": a.Usage.InputTokens, "output_tokens": 1},
+			"usage": anthropicUsage(a.Usage, 1),
 		}}),
 		ev("ping", map[string]any{}),
 	}
@@ -286,4 +286,16 @@ func (anthropicWire) writeError(w http.ResponseWriter, e *httpError) {
 	}[e.class]
 	setRetryAfter(w.Header(), e.retryAfter, false)
 	writeJSONError(w, e.status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": e.message}})
+}
+
+// anthropicUsage is a message's usage as Anthropic reports it: input_tokens
+// counts only the input that was neither read from nor written to the
+// cache, which have counts of their own.
+func anthropicUsage(u llm.Usage, output int64) map[string]any {
+	m := map[string]any{"input_tokens": u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens, "output_tokens": output}
+	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
+		m["cache_read_input_tokens"] = u.CacheReadTokens
+		m["cache_creation_input_tokens"] = u.CacheWriteTokens
+	}
+	return m
 }

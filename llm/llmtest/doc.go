@@ -84,7 +84,12 @@
 //
 // usage sets the token counts; a count left out is estimated as a quarter
 // of the bytes of the request (system prompt and messages) or of the reply,
-// at least 1. finish is stop, tool_calls, length, content_filter or other;
+// at least 1. cache_read_tokens and cache_write_tokens (0 when left out)
+// are the part of input_tokens read from or written to a prompt cache; the
+// server reports them as each provider does (OpenAI's
+// prompt_tokens_details, Anthropic's cache_read_input_tokens and
+// cache_creation_input_tokens beside the uncached input_tokens, Gemini's
+// cachedContentTokenCount; Gemini has no cache writes). finish is stop, tool_calls, length, content_filter or other;
 // without it a reply with tool calls finishes with tool_calls and any other
 // with stop.
 //

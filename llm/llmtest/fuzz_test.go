@@ -26,6 +26,8 @@ var scriptSeeds = []string{
 	"rules:\n  - reply: {tool_calls: [{name: t, arguments: {a: &x [1, 2], b: *x, 3: \"{{ .Turn }}\"}}]}\n",
 	"rules:\n  - {match: {model: \"(\"}}\n",
 	"rules:\n  - {latency: 1s, chunk_delay: 1ms, fault: rate_limit, retry_after: 0.5}\n",
+	"rules:\n  - {reply: {text: c, usage: {input_tokens: 10, output_tokens: 2, cache_read_tokens: 4, cache_write_tokens: 6}}}\n",
+	"rules:\n  - {reply: {usage: {cache_read_tokens: 4}}}\n",
 	"rules: [{}]\n---\nx: 1\n",
 	"",
 }

@@ -192,7 +192,13 @@ func geminiFinish(f llm.FinishReason) string {
 }
 
 func geminiUsage(u llm.Usage) map[string]any {
-	return map[string]any{"promptTokenCount": u.InputTokens, "candidatesTokenCount": u.OutputTokens, "totalTokenCount": u.Total()}
+	m := map[string]any{"promptTokenCount": u.InputTokens, "candidatesTokenCount": u.OutputTokens, "totalTokenCount": u.Total()}
+	if u.CacheReadTokens > 0 {
+		// promptTokenCount counts the cached ones too; Gemini reports no
+		// per-call cache writes.
+		m["cachedContentTokenCount"] = u.CacheReadTokens
+	}
+	return m
 }
 
 func geminiCallParts(calls []llm.ToolCall) []any {

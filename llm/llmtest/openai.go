@@ -177,7 +177,12 @@ func openAIFinish(f llm.FinishReason) string {
 }
 
 func openAIUsage(u llm.Usage) map[string]any {
-	return map[string]any{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.Total()}
+	m := map[string]any{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.Total()}
+	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
+		// prompt_tokens counts the cached ones too.
+		m["prompt_tokens_details"] = map[string]any{"cached_tokens": u.CacheReadTokens, "cache_write_tokens": u.CacheWriteTokens}
+	}
+	return m
 }
 
 func (openAIWire) response(c *call, a *Answer, id string) []byte {

@@ -76,8 +76,14 @@ func compileRule(i int, r *Rule) (*compiledRule, error) {
 	}
 	c.finish = finish
 	if u := r.Reply.Usage; u != nil {
-		if u.InputTokens != nil && *u.InputTokens < 0 || u.OutputTokens != nil && *u.OutputTokens < 0 {
-			return nil, fmt.Errorf("reply.usage: token counts must not be negative")
+		for _, n := range []*int64{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens} {
+			if n != nil && *n < 0 {
+				return nil, fmt.Errorf("reply.usage: token counts must not be negative")
+			}
+		}
+		cached := deref(u.CacheReadTokens) + deref(u.CacheWriteTokens)
+		if cached > 0 && (u.InputTokens == nil || cached > *u.InputTokens) {
+			return nil, fmt.Errorf("reply.usage: cache_read_tokens and cache_write_tokens together must not exceed input_tokens (they are part of it); set input_tokens")
 		}
 	}
 	if c.text, err = parseTemplate("reply.text", r.Reply.Text); err != nil {
@@ -145,4 +151,12 @@ func (c *compiledRule) matches(f *facts) bool {
 		})
 	}
 	return true
+}
+
+// deref is *p, 0 when p is nil.
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -98,10 +98,14 @@ type ToolCallReply struct {
 	Arguments any `yaml:"arguments"`
 }
 
-// UsageReply sets the token counts of a reply. A nil field is estimated.
+// UsageReply sets the token counts of a reply. A nil input or output
+// count is estimated. The cache counts (0 when nil) are part of the input,
+// as in llm.Usage: each wire reports them its provider's way.
 type UsageReply struct {
-	InputTokens  *int64 `yaml:"input_tokens"`
-	OutputTokens *int64 `yaml:"output_tokens"`
+	InputTokens      *int64 `yaml:"input_tokens"`
+	OutputTokens     *int64 `yaml:"output_tokens"`
+	CacheReadTokens  *int64 `yaml:"cache_read_tokens"`
+	CacheWriteTokens *int64 `yaml:"cache_write_tokens"`
 }
 
 // Fault is a scripted failure.
