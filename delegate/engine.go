@@ -394,7 +394,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 			if !priced && s.budget.wantsUSD() {
 				tree.warnUnpriced.Do(func() {
 					if e.Logger != nil {
-						e.Logger.Warn("a usd budget is not enforced for this model: the price table does not know it", "model", ref.String())
+						e.Logger.Warn("a usd budget is not enforced for this model: the price table does not know it (give it a price under prices in config.yaml)", "model", ref.String())
 					}
 				})
 			}

@@ -157,7 +157,7 @@ func (t *books) charge(ctx workflow.Context, id, model string, u llm.Usage) {
 	usd, priced := t.prices.Cost(model, u)
 	if !priced && !t.warned && t.budgets.WantsUSD(id) {
 		t.warned = true
-		workflow.GetLogger(ctx).Warn("a usd budget is not enforced for this model: the price table does not know it", "model", model)
+		workflow.GetLogger(ctx).Warn("a usd budget is not enforced for this model: the price table does not know it (give it a price under prices in config.yaml)", "model", model)
 	}
 	t.budgets.Charge(id, u, usd, priced)
 }
