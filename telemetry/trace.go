@@ -161,6 +161,9 @@ func (t *tracer) loop(rs *runSpans, ev delegate.Event) {
 				attribute.Int64("gen_ai.usage.output_tokens", a.Usage.OutputTokens),
 				attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(a.Finish)}),
 			)
+			if ev.CostUSD != nil {
+				rs.chat.SetAttributes(attribute.Float64("deputy.cost_usd", *ev.CostUSD))
+			}
 		}
 		rs.chat.End(trace.WithTimestamp(ev.Time))
 		rs.chat = nil
