@@ -128,11 +128,22 @@ func TestRetry(t *testing.T) {
 		}
 	})
 	t.Run("a retry-after beyond the time budget gives up", func(t *testing.T) {
-		f := &flaky{errs: []error{&llm.Error{Kind: llm.KindRateLimited, RetryAfter: time.Hour}}}
+		f := &flaky{errs: []error{&llm.Error{Kind: llm.KindRateLimited, Status: 429, Message: "slow down", RetryAfter: time.Hour}}}
 		p := fast
 		p.MaxElapsed = time.Second
-		if _, err := llm.WithRetry(f, p).Generate(context.Background(), &llm.Request{}, nil); !errors.Is(err, llm.ErrRateLimited) || f.calls.Load() != 1 {
+		_, err := llm.WithRetry(f, p).Generate(context.Background(), &llm.Request{}, nil)
+		if !errors.Is(err, llm.ErrRateLimited) || f.calls.Load() != 1 {
 			t.Errorf("err %v after %d calls", err, f.calls.Load())
+		}
+		// The user is told why it was not retried: what the server asked
+		// and what the policy allows.
+		want := "rate limited (HTTP 429): slow down; not retried: the server asked to wait 1h0m0s, longer than the 1s the retry policy allows (retry.max_elapsed)"
+		if err == nil || err.Error() != want {
+			t.Errorf("err %q, want %q", err, want)
+		}
+		var e *llm.Error
+		if !errors.As(err, &e) || e.RetryAfter != time.Hour || e.Status != 429 {
+			t.Errorf("the error lost its kind, status or Retry-After: %#v", e)
 		}
 	})
 	t.Run("no retry once text was streamed", func(t *testing.T) {

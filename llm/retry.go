@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -121,7 +122,10 @@ func (r *retrying) Generate(ctx context.Context, req *Request, onEvent StreamFun
 			// The server said when; earlier is pointless, later wastes time.
 			wait = retryAfter
 		}
-		if time.Since(start)+wait > r.policy.MaxElapsed {
+		if elapsed := time.Since(start); elapsed+wait > r.policy.MaxElapsed {
+			if retryAfter > 0 {
+				return nil, notRetried(err, wait, r.policy.MaxElapsed-elapsed)
+			}
 			return nil, err
 		}
 		if r.policy.OnRetry != nil {
@@ -138,4 +142,29 @@ func (r *retrying) Generate(ctx context.Context, req *Request, onEvent StreamFun
 		case <-t.C:
 		}
 	}
+}
+
+// notRetried is err, a refusal whose Retry-After (wait) is longer than the
+// retry policy has left (left), saying so: otherwise a user sees a rate
+// limit that was never retried and cannot tell why. The error keeps its
+// kind, status and Retry-After.
+func notRetried(err error, wait, left time.Duration) error {
+	if left = left.Round(time.Millisecond); left >= time.Second {
+		left = left.Round(time.Second)
+	}
+	why := fmt.Sprintf("not retried: the server asked to wait %s, longer than the %s the retry policy allows (retry.max_elapsed)", wait, max(left, 0))
+	e, ok := err.(*Error)
+	if !ok {
+		return fmt.Errorf("%w; %s", err, why)
+	}
+	cp := *e
+	switch {
+	case cp.Message != "":
+		cp.Message += "; " + why
+	case cp.Err != nil:
+		cp.Message = cp.Err.Error() + "; " + why
+	default:
+		cp.Message = why
+	}
+	return &cp
 }
