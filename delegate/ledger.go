@@ -16,6 +16,10 @@ import (
 // subquery sessions. *store.Store (SQLite) implements it; an engine without
 // one records nothing and keeps sessions in memory, and a program using the
 // engine that way links no database.
+//
+// The engine gives each write a row of its own that it does not touch
+// again, so a ledger that queues a write (ledger.Queue) may read the row
+// when the write runs instead of copying it.
 type Ledger interface {
 	// CreateRun records the start of a run.
 	CreateRun(ctx context.Context, r *ledger.Run) error

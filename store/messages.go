@@ -12,7 +12,8 @@ import (
 // AppendMessage records a message of a recorded run. It returns once the message is
 // committed: a process killed afterwards still has it on disk. With a ctx made by
 // ledger.Queue it returns once the message is queued, and the Pending learns when it
-// is committed; give Seq then, it is not written back. A queued message is not
+// is committed; give Seq then, it is not written back, and do not change m after
+// the call: the queued write reads it when it runs. A queued message is not
 // written once an earlier write of the same Pending has failed
 // (ErrEarlierWriteFailed), so that the run's recorded conversation has no hole.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
@@ -28,16 +29,14 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	if queued && m.Seq == 0 {
 		return fmt.Errorf("store: append message to run %s: a queued message needs its Seq", m.RunID)
 	}
-	row := *m // a queued write runs after we return: it must not share m
 	seq := m.Seq
 	pending := ledger.PendingFrom(ctx)
 	err = s.writeOrQueue(ctx, func(t *wtx) error {
 		if pending != nil && pending.Failed() {
 			// An earlier write of this run failed: writing this one
 			// would leave a hole in its conversation.
-			return fmt.Errorf("message %d not written: %w", row.Seq, ErrEarlierWriteFailed)
+			return fmt.Errorf("message %d not written: %w", m.Seq, ErrEarlierWriteFailed)
 		}
-		m := &row
 		if m.Seq == 0 {
 			if err := t.queryRow(nextMessageSeq, m.RunID).Scan(&seq); err != nil {
 				return err
@@ -64,7 +63,7 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 		return fmt.Errorf("store: append message to run %s: %w", m.RunID, err)
 	}
 	if queued {
-		m.CreatedAt = created
+		m.CreatedAt = created // the queued write reads created, not this field
 		return nil
 	}
 	m.Seq, m.CreatedAt = seq, created

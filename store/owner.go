@@ -19,6 +19,10 @@ type owner struct {
 var (
 	selfOnce sync.Once
 	self     owner
+	// selfArgs is self's columns as a statement's arguments, converted to
+	// interfaces once: every run a process records binds them, and
+	// converting a string or a large int to an interface allocates.
+	selfArgs [3]any
 )
 
 // currentOwner is this process.
@@ -28,8 +32,16 @@ func currentOwner() owner {
 		pid := os.Getpid()
 		start, _ := processStart(pid)
 		self = owner{pid: pid, host: host, start: start}
+		selfArgs = [3]any{int64(pid), host, start}
 	})
 	return self
+}
+
+// currentOwnerArgs is currentOwner's pid, host and start as statement
+// arguments (read only: they are shared).
+func currentOwnerArgs() (pid, host, start any) {
+	currentOwner()
+	return selfArgs[0], selfArgs[1], selfArgs[2]
 }
 
 // ownerGone reports whether o is known to have exited. It errs on the side of "still

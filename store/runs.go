@@ -18,9 +18,18 @@ import (
 // Kind "root" for a run without parent, and RootID the run itself for a root or the
 // parent's root for a child (the parent must then already be recorded).
 // With a ctx made by ledger.Queue, a run whose RootID is known (a root, or a child
-// given it) is only queued; the Pending learns when it is committed.
+// given it) is only queued; the Pending learns when it is committed. The queued
+// write reads r when it runs, after CreateRun has returned: the caller must not
+// change r after the call (a fan-out records thousands of runs, and a copy of
+// each was half a kilobyte more to allocate and collect).
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
-	run := *r
+	run := r
+	queue := r.RootID != "" && ledger.PendingFrom(ctx) != nil
+	if !queue {
+		// A write waited for works on a copy, written back if it succeeds.
+		c := *r
+		run = &c
+	}
 	if run.ID == "" {
 		run.ID = NewID()
 	}
@@ -38,7 +47,6 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	}
 	run.StartedAt = nowIfZero(run.StartedAt)
 	run.Attempt, run.AttemptStartedAt = 1, run.StartedAt
-	me := currentOwner()
 
 	write := s.write
 	if run.RootID != "" {
@@ -57,9 +65,10 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 			}
 		}
 		var err error
-		if starting(&run) {
-			err = insertStartingRun(t, &run, rootID, me)
+		if starting(run) {
+			err = insertStartingRun(t, run, rootID)
 		} else {
+			me := currentOwner()
 			_, err = t.exec(insertRun,
 				run.ID, nullString(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
 				run.Status, run.Error, nanos(run.StartedAt), nanos(run.FinishedAt),
@@ -85,7 +94,9 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 	if err != nil {
 		return fmt.Errorf("store: create run %s: %w", run.ID, err)
 	}
-	*r = run
+	if run != r {
+		*r = *run
+	}
 	return nil
 }
 
@@ -110,10 +121,11 @@ func starting(r *Run) bool {
 // a fan-out records thousands, and binding a value costs the writer more
 // than SQLite's default for a column it is not given (each string is
 // copied to C memory and freed).
-func insertStartingRun(t *wtx, run *Run, rootID string, me owner) error {
+func insertStartingRun(t *wtx, run *Run, rootID string) error {
+	pid, host, start := currentOwnerArgs()
 	_, err := t.exec(insertStartingRunSQL,
-		run.ID, nullString(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
-		run.Status, nanos(run.StartedAt), run.Task, me.pid, me.host, me.start, run.ToolCallID, run.Workdir,
+		run.ID, nullStringArg(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
+		run.Status, nanosArg(run.StartedAt), run.Task, pid, host, start, run.ToolCallID, run.Workdir,
 		run.BudgetTokens, run.BudgetUSD)
 	return err
 }
@@ -131,7 +143,8 @@ const setRunBudget = `UPDATE runs SET budget_tokens = ?, budget_usd = ? WHERE id
 //
 // Record the end of a cancelled run with a context that is not itself cancelled
 // (context.WithoutCancel), or the write is refused like any other. With a ctx made
-// by ledger.Queue it is only queued; the Pending learns the outcome.
+// by ledger.Queue it is only queued; the Pending learns the outcome, and the write
+// reads r when it runs: the caller must not change r after the call.
 func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 	if r.Status == "" {
 		return fmt.Errorf("store: finish run %s: Status is required", r.ID)
@@ -139,14 +152,12 @@ func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 	finished := nowIfZero(r.FinishedAt)
 	var n int64
 	queued := ledger.PendingFrom(ctx) != nil
-	row := *r // a queued write runs after we return: it must not share r
 	err := s.writeOrQueue(ctx, func(t *wtx) error {
-		r := &row
 		res, err := t.exec(finishRun, r.ID, r.Status, r.Error, r.Output,
 			r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens,
-			r.Turns, nanos(finished), r.Model,
+			r.Turns, finished.UnixNano(), r.Model,
 			r.CacheReadTokens, r.CacheWriteTokens, r.TreeCacheReadTokens, r.TreeCacheWriteTokens,
-			nullFloat(r.OwnCostUSD), nullFloat(r.CostUSD), r.BudgetTokens, r.BudgetUSD)
+			nullFloatArg(r.OwnCostUSD), nullFloatArg(r.CostUSD), r.BudgetTokens, r.BudgetUSD)
 		if err != nil {
 			return err
 		}
@@ -162,7 +173,7 @@ func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 	if err != nil {
 		return fmt.Errorf("store: finish run %s: %w", r.ID, err)
 	}
-	r.FinishedAt = finished
+	r.FinishedAt = finished // the queued write reads finished, not this field
 	return nil
 }
 

@@ -58,6 +58,32 @@ func nullString(s string) sql.NullString {
 	return sql.NullString{String: s, Valid: s != ""}
 }
 
+// The ...Arg forms below are nanos, nullString and nullFloat as a
+// statement's argument for the writer's hot statements: the value itself
+// (or nil for NULL) converted to an interface once, where the sql.Null*
+// wrapper would be converted once and its value again (driverValue).
+
+func nanosArg(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+func nullStringArg(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullFloatArg(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
+
 // nullFloat stores nil as NULL: an unknown amount, not zero.
 func nullFloat(f *float64) sql.NullFloat64 {
 	if f == nil {
