@@ -289,8 +289,10 @@ func (e *Engine) storeEvent(ctx context.Context, ev *Event) {
 	if e.Ledger == nil || ev.Type.Transient() || ev.RunID == "" {
 		return
 	}
-	// In the keys' sorted order (see eventFields).
-	var f eventFields
+	// In the keys' sorted order (see eventFields). Sized for the usual
+	// fields at once: a child writes two of these, and growing the
+	// buffer from empty took four allocations each.
+	f := eventFields{b: make([]byte, 0, 160+len(ev.Label)+len(ev.Error)+len(ev.Tool)+len(ev.Quota))}
 	if ev.Type == EventSpawn {
 		f.strs("allowed_tools", ev.AllowedTools)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -249,13 +248,13 @@ func TestLongQueueInOrder(t *testing.T) {
 	s, release, blocked := openHeld(t, 16)
 	const n = 5000
 	var ran []int // appended by the writer's goroutine
-	var done sync.WaitGroup
+	var done ledger.Pending
 	queue := func(i int) {
-		done.Add(1)
+		done.Queued()
 		err := s.w.queue(context.Background(), func(*wtx) error {
 			ran = append(ran, i)
 			return nil
-		}, func(error) { done.Done() })
+		}, &done)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +266,9 @@ func TestLongQueueInOrder(t *testing.T) {
 	for i := 100; i < n; i++ {
 		queue(i)
 	}
-	done.Wait()
+	if err := done.Wait(); err != nil {
+		t.Fatal(err)
+	}
 	if err := <-blocked; err != nil {
 		t.Fatal(err)
 	}

@@ -213,12 +213,12 @@ func (s *Store) write(ctx context.Context, fn writeFunc) error {
 // once. Only writes whose callers need nothing back from fn may use it.
 func (s *Store) writeOrQueue(ctx context.Context, fn writeFunc) error {
 	if p := ledger.PendingFrom(ctx); p != nil {
-		report := p.Add()
-		if err := s.w.queue(ctx, fn, report); err != nil {
+		p.Queued()
+		if err := s.w.queue(ctx, fn, p); err != nil {
 			// Never queued: the error is returned here, and the Pending
 			// learns it too, so that none of the run's later messages
 			// is written after this hole (ledger.Pending.Failed).
-			report(err)
+			p.Done(err)
 			return err
 		}
 		return nil

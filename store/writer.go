@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/deputyhq/deputy/ledger"
 )
 
 // defaultMaxBatch bounds how many queued writes share one transaction. Bigger batches
@@ -30,15 +32,15 @@ type writeFunc func(tx *wtx) error
 type writeReq struct {
 	fn   writeFunc
 	done chan error // buffered: the writer never blocks on a caller
-	// report, when set instead of done, receives the outcome of a queued
+	// pending, when set instead of done, receives the outcome of a queued
 	// write whose caller did not wait (queue).
-	report func(error)
+	pending *ledger.Pending
 }
 
 // finish tells the caller how its write ended.
 func (r writeReq) finish(err error) {
-	if r.report != nil {
-		r.report(err)
+	if r.pending != nil {
+		r.pending.Done(err)
 		return
 	}
 	r.done <- err
@@ -206,13 +208,14 @@ func (w *writer) submit(ctx context.Context, fn writeFunc) error {
 }
 
 // queue is submit without the wait: it returns once fn is queued (or could
-// not be), and report gets the outcome after the transaction. Writes queued
-// one after another commit in that order.
-func (w *writer) queue(ctx context.Context, fn writeFunc, report func(error)) error {
+// not be), and p gets the outcome after the transaction (p.Done; the caller
+// has counted the write, p.Queued). Writes queued one after another commit
+// in that order.
+func (w *writer) queue(ctx context.Context, fn writeFunc, p *ledger.Pending) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return w.enqueue(writeReq{fn: fn, report: report})
+	return w.enqueue(writeReq{fn: fn, pending: p})
 }
 
 func (w *writer) enqueue(req writeReq) error {
