@@ -83,8 +83,15 @@ func (ex *exchange) statusError(res *http.Response) *llm.Error {
 	if msg == "" {
 		msg = http.StatusText(res.StatusCode)
 	}
+	kind := llm.KindForStatus(res.StatusCode)
+	if res.StatusCode == http.StatusTooManyRequests && errorCode(body) == "insufficient_quota" {
+		// OpenAI's 429 for an account out of credit: no wait cures it, so
+		// it is neither retried nor taken for load (which would narrow
+		// the endpoint's gate for every tree of the process).
+		kind = llm.KindBadRequest
+	}
 	return &llm.Error{
-		Kind:       llm.KindForStatus(res.StatusCode),
+		Kind:       kind,
 		Provider:   ex.provider,
 		Status:     res.StatusCode,
 		RetryAfter: retryAfter,
@@ -172,6 +179,24 @@ func (ex *exchange) scrub(msg string) string {
 // {"error": {"message": ...}} (OpenAI and most compatible servers),
 // {"error": "..."} (Ollama's native style), {"message": ...}, or else the
 // body's text when it is short plain text.
+// errorCode is the code (else the type) of an OpenAI error body, "" when
+// it has none.
+func errorCode(body []byte) string {
+	var v struct {
+		Error struct {
+			Code any    `json:"code"`
+			Type string `json:"type"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	if c, ok := v.Error.Code.(string); ok && c != "" {
+		return c
+	}
+	return v.Error.Type
+}
+
 func errorMessage(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`

@@ -42,6 +42,8 @@ func FuzzResponse(f *testing.F) {
 	f.Add(200, true, []byte("data: {\"choices\":[{\"index\":5,\"delta\":{\"tool_calls\":[{\"index\":900}]}}]}\n\n"))
 	f.Add(200, true, []byte("data: {\"error\":{\"message\":\"boom\"}}\n\n"))
 	f.Add(429, false, []byte(`{"error":{"message":"slow"}}`))
+	f.Add(429, false, []byte(`{"error":{"message":"no credit","type":"insufficient_quota","code":"insufficient_quota"}}`))
+	f.Add(429, false, []byte(`{"error":{"message":"x","code":7}}`))
 	f.Add(500, true, []byte("<html>"))
 	f.Add(200, false, []byte(`{"choices":[{"index":0,`))
 	f.Fuzz(func(t *testing.T, status int, stream bool, body []byte) {

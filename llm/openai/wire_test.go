@@ -53,6 +53,15 @@ func TestWireEdgeCases(t *testing.T) {
 			},
 		},
 		{
+			// An account out of credit: a 429 that no wait cures, so it is
+			// not a rate limit (not retried, and no gate narrows for it).
+			name: "insufficient quota", kind: llm.KindBadRequest, status: 429, message: "You exceeded your current quota",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(429)
+				fmt.Fprint(w, `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`)
+			},
+		},
+		{
 			name: "ollama style error", kind: llm.KindBadRequest, status: 404, message: `model "x" not found`,
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(404)
