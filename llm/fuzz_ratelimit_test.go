@@ -28,6 +28,9 @@ func FuzzRateLimitHeaders(f *testing.F) {
 		{"ratelimit-remaining", "-1", "1"},
 		{"ratelimit-remaining", "many", "soon"},
 		{"ratelimit-remaining", " 0 ", " 3 "},
+		{"x-ratelimit-remaining-tokens", "0", "1m30s"},
+		{"anthropic-ratelimit-tokens-remaining", "0", "9999-12-31T23:59:59Z"},
+		{"anthropic-ratelimit-output-tokens-remaining", "0", "soon"},
 	} {
 		f.Add(s[0], s[1], s[2])
 	}
@@ -38,6 +41,13 @@ func FuzzRateLimitHeaders(f *testing.F) {
 		h.Set("x-ratelimit-reset-requests", reset)
 		h.Set("anthropic-ratelimit-requests-reset", reset)
 		h.Set("ratelimit-reset", reset)
+		h.Set("x-ratelimit-reset-tokens", reset)
+		h.Set("anthropic-ratelimit-tokens-reset", reset)
+		// A spent token window pauses from a moment after now until no
+		// further than the longest pause deputy takes.
+		if until, spent := tokenWindowSpent(h, now); spent != !until.IsZero() || spent && (!until.After(now) || until.After(now.Add(maxRetryAfter))) {
+			t.Fatalf("token window %q=%q reset %q: spent %v until %v", name, remaining, reset, spent, until)
+		}
 		n, at, ok := rateLimitHeaders(h, now)
 		if !ok {
 			if n != 0 || !at.IsZero() {

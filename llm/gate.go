@@ -306,22 +306,63 @@ func Overloaded(err error) bool {
 }
 
 // observe reads a response's rate-limit headers: how many requests the
-// provider's window still holds and when it resets.
+// provider's window still holds and when it resets, and whether a token
+// window is spent.
 func (g *Gate) observe(h http.Header) {
-	remaining, reset, ok := rateLimitHeaders(h, time.Now())
-	if !ok {
+	now := time.Now()
+	remaining, reset, ok := rateLimitHeaders(h, now)
+	tokensUntil, tokensSpent := tokenWindowSpent(h, now)
+	if !ok && !tokensSpent {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.remaining = remaining
-	g.resetAt = reset
-	if remaining == 0 && reset.IsZero() {
-		// Spent, with no word on when it refills: a short pause, then the
-		// next answer tells more.
-		g.remaining, g.notBefore = -1, maxTime(g.notBefore, time.Now().Add(time.Second))
+	if ok {
+		g.remaining = remaining
+		g.resetAt = reset
+		if remaining == 0 && reset.IsZero() {
+			// Spent, with no word on when it refills: a short pause, then
+			// the next answer tells more.
+			g.remaining, g.notBefore = -1, maxTime(g.notBefore, now.Add(time.Second))
+		}
+	}
+	if tokensSpent {
+		g.notBefore = maxTime(g.notBefore, tokensUntil)
 	}
 	g.dispatchLocked()
+}
+
+// tokenHeaders are the providers' token windows: OpenAI's, and
+// Anthropic's for all tokens, input and output. (Written canonical, so
+// that reading them allocates nothing on every response.)
+var tokenHeaders = [][2]string{
+	{"X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens"},
+	{"Anthropic-Ratelimit-Tokens-Remaining", "Anthropic-Ratelimit-Tokens-Reset"},
+	{"Anthropic-Ratelimit-Input-Tokens-Remaining", "Anthropic-Ratelimit-Input-Tokens-Reset"},
+	{"Anthropic-Ratelimit-Output-Tokens-Remaining", "Anthropic-Ratelimit-Output-Tokens-Reset"},
+}
+
+// tokenWindowSpent reports whether a token window of the response has no
+// token left (any call would be refused until it resets) and when the last
+// such window resets: a second from now when the reset is unreadable. A
+// window with tokens left says nothing: how many a call will take is not
+// known before it is made, and a refusal is waited out as ever.
+func tokenWindowSpent(h http.Header, now time.Time) (until time.Time, spent bool) {
+	for _, p := range tokenHeaders {
+		v := strings.TrimSpace(h.Get(p[0]))
+		if v == "" {
+			continue
+		}
+		if n, err := strconv.Atoi(v); err != nil || n != 0 {
+			continue
+		}
+		at := parseReset(h.Get(p[1]), now)
+		if !at.After(now) {
+			at = now.Add(time.Second)
+		}
+		until, spent = maxTime(until, at), true
+	}
+	return until, spent
 }
 
 func maxTime(a, b time.Time) time.Time {

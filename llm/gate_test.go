@@ -151,3 +151,33 @@ func TestGateReadsRateLimitHeaders(t *testing.T) {
 		t.Error("a call started although the window had no request left")
 	}
 }
+
+// A spent token window (OpenAI's x-ratelimit-remaining-tokens, Anthropic's
+// tokens, input-tokens and output-tokens counts) holds every new call until
+// it resets, as a spent request window does: any call would be refused.
+// A window with tokens left holds nothing.
+func TestGateReadsTokenWindows(t *testing.T) {
+	for _, tt := range []struct {
+		h    http.Header
+		held bool
+	}{
+		{http.Header{"X-Ratelimit-Remaining-Requests": {"100"}, "X-Ratelimit-Remaining-Tokens": {"0"}, "X-Ratelimit-Reset-Tokens": {"1h"}}, true},
+		{http.Header{"Anthropic-Ratelimit-Input-Tokens-Remaining": {"0"}, "Anthropic-Ratelimit-Input-Tokens-Reset": {time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}}, true},
+		{http.Header{"Anthropic-Ratelimit-Output-Tokens-Remaining": {"0"}, "Anthropic-Ratelimit-Output-Tokens-Reset": {time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}}, true},
+		{http.Header{"Anthropic-Ratelimit-Tokens-Remaining": {"0"}, "Anthropic-Ratelimit-Tokens-Reset": {time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}}, true},
+		{http.Header{"X-Ratelimit-Remaining-Tokens": {"5000"}, "X-Ratelimit-Reset-Tokens": {"1h"}}, false},
+		{http.Header{"X-Ratelimit-Remaining-Tokens": {"none"}, "X-Ratelimit-Reset-Tokens": {"1h"}}, false},
+	} {
+		g := NewGate()
+		g.observe(tt.h)
+		c, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		p, err := g.acquire(c, "f", nil)
+		cancel()
+		if held := err != nil; held != tt.held {
+			t.Errorf("%v: held %v, want %v", tt.h, held, tt.held)
+		}
+		if p != nil {
+			p.done(nil)
+		}
+	}
+}
