@@ -61,9 +61,12 @@ var builtin = map[string]Price{
 	"openai/gpt-4.1-mini": {Input: 0.40, Output: 1.60, CacheRead: 0.10},
 	"openai/gpt-4.1-nano": {Input: 0.10, Output: 0.40, CacheRead: 0.025},
 	"openai/gpt-4o":       {Input: 2.50, Output: 10, CacheRead: 1.25},
-	"openai/gpt-4o-mini":  {Input: 0.15, Output: 0.60, CacheRead: 0.075},
-	"openai/o3":           {Input: 2, Output: 8, CacheRead: 0.50},
-	"openai/o4-mini":      {Input: 1.10, Output: 4.40, CacheRead: 0.275},
+	// The first gpt-4o snapshot keeps its own, higher price (and no cached
+	// rate): a dated name must not take the undated entry's.
+	"openai/gpt-4o-2024-05-13": {Input: 5, Output: 15},
+	"openai/gpt-4o-mini":       {Input: 0.15, Output: 0.60, CacheRead: 0.075},
+	"openai/o3":                {Input: 2, Output: 8, CacheRead: 0.50},
+	"openai/o4-mini":           {Input: 1.10, Output: 4.40, CacheRead: 0.275},
 
 	"gemini/gemini-2.5-pro":        {Input: 1.25, Output: 10, CacheRead: 0.125},
 	"gemini/gemini-2.5-flash":      {Input: 0.30, Output: 2.50, CacheRead: 0.03},

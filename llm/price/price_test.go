@@ -21,6 +21,9 @@ func TestCost(t *testing.T) {
 		// A pinned name and a name dated with dashes find the same entry.
 		{"anthropic/claude-sonnet-4-5-latest", llm.Usage{OutputTokens: 1e6}, 15, true},
 		{"openai/gpt-5-2025-08-07", llm.Usage{InputTokens: 1e6}, 1.25, true},
+		// A snapshot priced apart from its undated name keeps its price.
+		{"openai/gpt-4o-2024-08-06", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 12.5, true},
+		{"openai/gpt-4o-2024-05-13", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6, CacheReadTokens: 5e5}, 20, true},
 		// Of 1M input, 400k cache reads ($0.30) and 100k cache writes ($3.75).
 		{"anthropic/claude-sonnet-4-5", llm.Usage{InputTokens: 1e6, CacheReadTokens: 4e5, CacheWriteTokens: 1e5}, 0.5*3 + 0.4*0.30 + 0.1*3.75, true},
 		// OpenAI has no cache-write price: written tokens are plain input.
