@@ -351,6 +351,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		onSpawnHook(ctx, s)
 	}
 
+	model := ref.String() // "provider/model", for prices: made once a run
 	spec := agent.Spec{
 		Name:            r.label,
 		Provider:        provider,
@@ -373,7 +374,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 			}
 			return tree.checkTokens(parent != nil)
 		},
-		OnEvent: e.loopListener(ctx, s, r, ref.String()),
+		OnEvent: e.loopListener(ctx, s, r, model),
 		Resume:  r.resumed != nil,
 		Turns:   prior.turns,
 	}
@@ -389,12 +390,12 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	spec.OnEvent = func(ev agent.Event) {
 		if ev.Kind == agent.EventModelEnd && ev.Err == nil {
 			tree.addUsage(ev.Usage, parent != nil)
-			usd, priced := e.Prices.Cost(ref.String(), ev.Usage)
+			usd, priced := e.Prices.Cost(model, ev.Usage)
 			own.add(usd, priced)
 			if !priced && s.budget.wantsUSD() {
 				tree.warnUnpriced.Do(func() {
 					if e.Logger != nil {
-						e.Logger.Warn("a usd budget is not enforced for this model: the price table does not know it (give it a price under prices in config.yaml)", "model", ref.String())
+						e.Logger.Warn("a usd budget is not enforced for this model: the price table does not know it (give it a price under prices in config.yaml)", "model", model)
 					}
 				})
 			}

@@ -154,9 +154,10 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 		return
 	}
 	callCtx := ctx
-	ctx = context.WithoutCancel(ctx)
 	if s.writes != nil {
 		ctx = s.queued()
+	} else {
+		ctx = context.WithoutCancel(ctx)
 	}
 	if r.resumed != nil {
 		if _, err := r.resumed.ledger.ResumeRun(ctx, s.RunID); err != nil {
@@ -226,13 +227,19 @@ func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Mes
 // ledger rows.
 // model is the "provider/model" the calls go to, for their prices.
 func (e *Engine) loopListener(ctx context.Context, s *Scope, r *run, model string) func(agent.Event) {
-	seq := len(r.messages) - r.historyLen
-	var lastUsage llm.Usage
-	ledgerCtx := context.WithoutCancel(ctx)
+	// What the listener changes as the loop goes, in one allocation
+	// rather than one for each variable it would capture.
+	l := &struct {
+		seq       int
+		lastUsage llm.Usage
+		called    bool
+	}{seq: len(r.messages) - r.historyLen}
+	var ledgerCtx context.Context
 	if s.writes != nil {
 		ledgerCtx = s.queued()
+	} else {
+		ledgerCtx = context.WithoutCancel(ctx)
 	}
-	called := false
 	return func(ev agent.Event) {
 		switch ev.Kind {
 		case agent.EventTextDelta:
@@ -242,20 +249,20 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r *run, model strin
 		case agent.EventModelStart:
 			// The run's first call goes out while its start is written;
 			// a later one waits for the tool results before it.
-			if called {
+			if l.called {
 				e.settle(s)
 			}
-			called = true
+			l.called = true
 		case agent.EventModelEnd:
-			lastUsage = ev.Usage
+			l.lastUsage = ev.Usage
 		case agent.EventMessage:
 			if e.Ledger != nil && !r.quiet {
-				seq++
+				l.seq++
 				u := llm.Usage{}
 				if ev.Message.Role == llm.RoleAssistant {
-					u = lastUsage
+					u = l.lastUsage
 				}
-				e.appendMessage(ledgerCtx, s, seq, *ev.Message, u)
+				e.appendMessage(ledgerCtx, s, l.seq, *ev.Message, u)
 				if len(ev.Message.ToolCalls) > 0 {
 					// The calls are on disk before they run.
 					e.settle(s)
