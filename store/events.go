@@ -78,7 +78,7 @@ func (t *wtx) deferEvent(runID, rootID, typ string, fields sql.NullString, at in
 	}
 	t.w.events = append(t.w.events,
 		driver.NamedValue{Value: runID}, driver.NamedValue{Value: rootID},
-		driver.NamedValue{Value: typ}, driver.NamedValue{Value: f}, driver.NamedValue{Value: at})
+		driver.NamedValue{Value: wordArg(typ)}, driver.NamedValue{Value: f}, driver.NamedValue{Value: at})
 	return true
 }
 

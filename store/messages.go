@@ -46,9 +46,9 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 		if !calls.Valid && m.ToolCallID == "" && m.ToolName == "" && !m.IsError {
 			// A task or an answer: fewer values to bind (see
 			// insertStartingRun), the rest are the columns' defaults.
-			_, err = t.exec(insertTextMessage, m.RunID, seq, m.Role, m.Content, m.InputTokens, m.OutputTokens, created.UnixNano())
+			_, err = t.exec(insertTextMessage, m.RunID, seq, wordArg(m.Role), m.Content, m.InputTokens, m.OutputTokens, created.UnixNano())
 		} else {
-			_, err = t.exec(insertMessage, m.RunID, seq, m.Role, m.Content, calls,
+			_, err = t.exec(insertMessage, m.RunID, seq, wordArg(m.Role), m.Content, calls,
 				m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, created.UnixNano())
 		}
 		switch sqliteCode(err) {

@@ -124,8 +124,8 @@ func starting(r *Run) bool {
 func insertStartingRun(t *wtx, run *Run, rootID string) error {
 	pid, host, start := currentOwnerArgs()
 	_, err := t.exec(insertStartingRunSQL,
-		run.ID, nullStringArg(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
-		run.Status, nanosArg(run.StartedAt), run.Task, pid, host, start, run.ToolCallID, run.Workdir,
+		run.ID, nullStringArg(run.ParentID), rootID, run.Agent, wordArg(run.Kind), run.Depth, run.Model,
+		wordArg(run.Status), nanosArg(run.StartedAt), run.Task, pid, host, start, run.ToolCallID, run.Workdir,
 		run.BudgetTokens, run.BudgetUSD)
 	return err
 }
@@ -153,7 +153,7 @@ func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 	var n int64
 	queued := ledger.PendingFrom(ctx) != nil
 	err := s.writeOrQueue(ctx, func(t *wtx) error {
-		res, err := t.exec(finishRun, r.ID, r.Status, r.Error, r.Output,
+		res, err := t.exec(finishRun, r.ID, wordArg(r.Status), r.Error, r.Output,
 			r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens,
 			r.Turns, finished.UnixNano(), r.Model,
 			r.CacheReadTokens, r.CacheWriteTokens, r.TreeCacheReadTokens, r.TreeCacheWriteTokens,

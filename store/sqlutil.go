@@ -84,6 +84,47 @@ func nullFloatArg(f *float64) any {
 	return *f
 }
 
+// wordArg is s as a statement's argument, without an allocation when s is
+// one of the few words the writer binds for nearly every row: a run's kind
+// and status, a message's role, a child's event types. (Converting a
+// string variable to an interface allocates; these interfaces were made
+// once, from constants, and are never changed.)
+func wordArg(s string) any {
+	switch s {
+	case "call_agent":
+		return argCallAgent
+	case "subagent":
+		return argSubagent
+	case "running":
+		return argRunning
+	case "ok":
+		return argOK
+	case "user":
+		return argUser
+	case "assistant":
+		return argAssistant
+	case "tool":
+		return argTool
+	case "spawn":
+		return argSpawn
+	case "complete":
+		return argComplete
+	}
+	return s
+}
+
+var (
+	argCallAgent any = KindCallAgent
+	argSubagent  any = KindSubagent
+	argRunning   any = StatusRunning
+	argOK        any = StatusOK
+	argUser      any = "user"
+	argAssistant any = "assistant"
+	argTool      any = "tool"
+	argSpawn     any = "spawn"
+	argComplete  any = "complete"
+)
+
 // nullFloat stores nil as NULL: an unknown amount, not zero.
 func nullFloat(f *float64) sql.NullFloat64 {
 	if f == nil {
