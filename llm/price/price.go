@@ -19,6 +19,12 @@ type Price struct {
 	Output     float64
 	CacheRead  float64
 	CacheWrite float64
+	// Long, when set, is the whole call's price once its input (cached
+	// tokens included) is more than LongOver tokens: the long-context tier
+	// some providers bill (Gemini 2.5 Pro, Claude Sonnet 4 and 4.5 above
+	// 200k input tokens).
+	Long     *Price `json:",omitempty"`
+	LongOver int64  `json:",omitempty"`
 }
 
 // AsOf is when the embedded table was transcribed from its sources. Prices
@@ -27,9 +33,9 @@ const AsOf = "2026-06"
 
 // Sources are the pages the embedded table was transcribed from.
 var Sources = []string{
-	"https://platform.claude.com/docs/en/about-claude/pricing (base input, 5-minute cache writes, cache hits, output)",
+	"https://platform.claude.com/docs/en/about-claude/pricing (base input, 5-minute cache writes, cache hits, output; Sonnet 4 and 4.5's long-context prices above 200k input tokens)",
 	"https://platform.openai.com/docs/pricing (input, cached input, output; standard tier)",
-	"https://ai.google.dev/gemini-api/docs/pricing (paid tier, prompts up to 200k tokens; cache storage not included)",
+	"https://ai.google.dev/gemini-api/docs/pricing (paid tier; Gemini 2.5 Pro's prompts over 200k tokens at their own price; cache storage not included)",
 }
 
 // builtin is keyed by "provider/model" as written in deputy's model strings.
@@ -42,9 +48,9 @@ var builtin = map[string]Price{
 	"anthropic/claude-opus-4-0":   {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
 	"anthropic/claude-opus-4":     {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
 	"anthropic/claude-sonnet-4-6": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
-	"anthropic/claude-sonnet-4-5": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
-	"anthropic/claude-sonnet-4-0": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
-	"anthropic/claude-sonnet-4":   {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	"anthropic/claude-sonnet-4-5": sonnetLong,
+	"anthropic/claude-sonnet-4-0": sonnetLong,
+	"anthropic/claude-sonnet-4":   sonnetLong,
 	"anthropic/claude-3-7-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
 	"anthropic/claude-haiku-4-5":  {Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25},
 	"anthropic/claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1},
@@ -68,10 +74,16 @@ var builtin = map[string]Price{
 	"openai/o3":                {Input: 2, Output: 8, CacheRead: 0.50},
 	"openai/o4-mini":           {Input: 1.10, Output: 4.40, CacheRead: 0.275},
 
-	"gemini/gemini-2.5-pro":        {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gemini/gemini-2.5-pro": {Input: 1.25, Output: 10, CacheRead: 0.125,
+		LongOver: 200_000, Long: &Price{Input: 2.50, Output: 15, CacheRead: 0.25}},
 	"gemini/gemini-2.5-flash":      {Input: 0.30, Output: 2.50, CacheRead: 0.03},
 	"gemini/gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40, CacheRead: 0.01},
 }
+
+// sonnetLong is Claude Sonnet 4 and 4.5: above 200k input tokens (the 1M
+// context window) every token of the call costs more.
+var sonnetLong = Price{Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75,
+	LongOver: 200_000, Long: &Price{Input: 6, Output: 22.50, CacheRead: 0.60, CacheWrite: 7.50}}
 
 // Table prices models: the embedded table, with overrides and additions.
 // The zero Table is the embedded one. It is read-only once built.
@@ -153,6 +165,9 @@ func (t *Table) Cost(model string, u llm.Usage) (float64, bool) {
 	p, ok := t.Lookup(model)
 	if !ok {
 		return 0, false
+	}
+	if p.Long != nil && p.LongOver > 0 && u.InputTokens > p.LongOver {
+		p = *p.Long
 	}
 	read, write := u.CacheReadTokens, u.CacheWriteTokens
 	if p.CacheRead == 0 {

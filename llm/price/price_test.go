@@ -16,16 +16,23 @@ func TestCost(t *testing.T) {
 		want  float64
 		ok    bool
 	}{
-		// 1M plain input at $3 + 1M output at $15, on a dated name.
-		{"anthropic/claude-sonnet-4-5-20250929", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 18, true},
+		// 100k plain input at $3 + 100k output at $15 a million, on a
+		// dated name.
+		{"anthropic/claude-sonnet-4-5-20250929", llm.Usage{InputTokens: 1e5, OutputTokens: 1e5}, 1.8, true},
 		// A pinned name and a name dated with dashes find the same entry.
 		{"anthropic/claude-sonnet-4-5-latest", llm.Usage{OutputTokens: 1e6}, 15, true},
 		{"openai/gpt-5-2025-08-07", llm.Usage{InputTokens: 1e6}, 1.25, true},
+		// Long-context tiers: above 200k input tokens (cached included)
+		// the whole call is priced at the higher rates; at 200k, not.
+		{"gemini/gemini-2.5-pro", llm.Usage{InputTokens: 200_000, OutputTokens: 1e6}, 0.2*1.25 + 10, true},
+		{"gemini/gemini-2.5-pro", llm.Usage{InputTokens: 300_000, CacheReadTokens: 100_000, OutputTokens: 1e6}, 0.2*2.50 + 0.1*0.25 + 15, true},
+		{"anthropic/claude-sonnet-4-5-20250929", llm.Usage{InputTokens: 400_000, CacheReadTokens: 100_000, CacheWriteTokens: 100_000, OutputTokens: 1e6}, 0.2*6 + 0.1*0.60 + 0.1*7.50 + 22.50, true},
+		{"anthropic/claude-sonnet-4", llm.Usage{InputTokens: 100_000}, 0.1 * 3, true},
 		// A snapshot priced apart from its undated name keeps its price.
 		{"openai/gpt-4o-2024-08-06", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 12.5, true},
 		{"openai/gpt-4o-2024-05-13", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6, CacheReadTokens: 5e5}, 20, true},
-		// Of 1M input, 400k cache reads ($0.30) and 100k cache writes ($3.75).
-		{"anthropic/claude-sonnet-4-5", llm.Usage{InputTokens: 1e6, CacheReadTokens: 4e5, CacheWriteTokens: 1e5}, 0.5*3 + 0.4*0.30 + 0.1*3.75, true},
+		// Of 100k input, 40k cache reads ($0.30) and 10k cache writes ($3.75).
+		{"anthropic/claude-sonnet-4-5", llm.Usage{InputTokens: 1e5, CacheReadTokens: 4e4, CacheWriteTokens: 1e4}, 0.05*3 + 0.04*0.30 + 0.01*3.75, true},
 		// OpenAI has no cache-write price: written tokens are plain input.
 		{"openai/gpt-5", llm.Usage{InputTokens: 1e6, CacheWriteTokens: 1e6}, 1.25, true},
 		// Overridden and added prices.
