@@ -138,6 +138,28 @@ type runView struct {
 	// locates; absent for a run in the process that recorded it.
 	Executor string        `json:"executor,omitempty"`
 	Temporal *temporalView `json:"temporal,omitempty"`
+	// Budget is the run's own tokens and dollars budget as it started
+	// (--max-tokens, --max-usd, its agent's [budget]; a resume holds it
+	// to it); absent when it had none.
+	Budget *runBudgetView `json:"budget,omitempty"`
+}
+
+// runBudgetView is a run's recorded budget; an unset cap is null.
+type runBudgetView struct {
+	Tokens *int64   `json:"tokens"`
+	USD    *float64 `json:"usd"`
+}
+
+// text is the budget on one line.
+func (b *runBudgetView) text() string {
+	var parts []string
+	if b.Tokens != nil {
+		parts = append(parts, fmt.Sprintf("tokens %d", *b.Tokens))
+	}
+	if b.USD != nil {
+		parts = append(parts, fmt.Sprintf("usd $%g", *b.USD))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // temporalView locates a run on Temporal.
@@ -166,6 +188,15 @@ func viewRun(r *store.Run) runView {
 			CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens},
 		CostUSD: r.CostUSD, OwnCostUSD: r.OwnCostUSD,
 		Turns: r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt, Executor: r.Executor}
+	if r.BudgetTokens > 0 || r.BudgetUSD > 0 {
+		v.Budget = &runBudgetView{}
+		if r.BudgetTokens > 0 {
+			v.Budget.Tokens = &r.BudgetTokens
+		}
+		if r.BudgetUSD > 0 {
+			v.Budget.USD = &r.BudgetUSD
+		}
+	}
 	if r.Executor == store.ExecutorTemporal {
 		v.Temporal = &temporalView{Address: r.Temporal.Address, Namespace: r.Temporal.Namespace,
 			TaskQueue: r.Temporal.TaskQueue, WorkflowID: r.ID}
@@ -239,6 +270,9 @@ func printRunHeader(out io.Writer, v runView) {
 	row("turns", fmt.Sprint(v.Turns))
 	row("tokens", fmt.Sprintf("%s (own: %s)", usageText(v.Usage), usageText(v.OwnUsage)))
 	row("cost", fmt.Sprintf("%s (own: %s)", live.USD(v.CostUSD), live.USD(v.OwnCostUSD)))
+	if v.Budget != nil {
+		row("budget", v.Budget.text())
+	}
 	row("started", formatTime(v.StartedAt))
 	row("duration", durationText(v))
 	if v.Attempt > 1 {
