@@ -26,14 +26,14 @@ func (r *runner) runTools(ctx context.Context, calls []llm.ToolCall) []tool.Resu
 		limit = len(calls)
 	}
 	if len(calls) == 1 || limit == 1 {
-		for i, c := range calls {
-			results[i] = r.runTool(ctx, c)
+		for i := range calls {
+			results[i] = r.runTool(ctx, &calls[i])
 		}
 		return results
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i, c := range calls {
+	for i := range calls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -44,7 +44,7 @@ func (r *runner) runTools(ctx context.Context, calls []llm.ToolCall) []tool.Resu
 				return
 			}
 			defer func() { <-sem }()
-			results[i] = r.runTool(ctx, c)
+			results[i] = r.runTool(ctx, &calls[i])
 		}()
 	}
 	wg.Wait()
@@ -53,19 +53,22 @@ func (r *runner) runTools(ctx context.Context, calls []llm.ToolCall) []tool.Resu
 
 // runTool runs one call: unknown tool, refused call, invalid JSON, a
 // returned error and a panic all become error results the model can read.
-func (r *runner) runTool(ctx context.Context, call llm.ToolCall) (res tool.Result) {
+// call is the conversation's own (in the answer that asked for it), not a
+// copy: a wide fan-out's tool goroutines each saved one allocation, and
+// nothing changes a call once it has been asked for.
+func (r *runner) runTool(ctx context.Context, call *llm.ToolCall) (res tool.Result) {
 	start := time.Now()
-	ctx = context.WithValue(ctx, toolCallKey{}, &call)
-	r.emit(Event{Kind: EventToolStart, Turn: r.res.Turns, Call: &call})
+	ctx = context.WithValue(ctx, toolCallKey{}, call)
+	r.emit(Event{Kind: EventToolStart, Turn: r.res.Turns, Call: call})
 	defer func() {
-		r.emit(Event{Kind: EventToolEnd, Turn: r.res.Turns, Call: &call, Result: &res, Duration: time.Since(start)})
+		r.emit(Event{Kind: EventToolEnd, Turn: r.res.Turns, Call: call, Result: &res, Duration: time.Since(start)})
 	}()
 
 	// The guard comes first and sees every call, also calls of tools this
 	// run was never offered: a model that invents a forbidden tool must
 	// meet the policy's refusal, not a generic "unknown tool".
 	if r.spec.Guard != nil {
-		if err := r.spec.Guard(ctx, call); err != nil {
+		if err := r.spec.Guard(ctx, *call); err != nil {
 			var refusal *tool.Refusal
 			if errors.As(err, &refusal) {
 				return refusal.Rendered
@@ -90,7 +93,7 @@ func (r *runner) runTool(ctx context.Context, call llm.ToolCall) (res tool.Resul
 	defer func() {
 		if p := recover(); p != nil {
 			res = tool.Errorf("Error: tool %s failed unexpectedly: %v", call.Name, p)
-			r.emit(Event{Kind: EventToolPanic, Call: &call, Text: string(debug.Stack())})
+			r.emit(Event{Kind: EventToolPanic, Call: call, Text: string(debug.Stack())})
 		}
 	}()
 	out, err := t.Run(ctx, args)
@@ -110,7 +113,8 @@ func (r *runner) toolNames() string {
 type toolCallKey struct{}
 
 // ToolCallFrom returns the tool call a tool runs for, when ctx is the
-// context the loop handed to the tool; nil otherwise. It lets a tool that
+// context the loop handed to the tool; nil otherwise. It is the
+// conversation's own: read it, do not change it. It lets a tool that
 // starts work elsewhere (a delegation) link that work to the call.
 func ToolCallFrom(ctx context.Context) *llm.ToolCall {
 	c, _ := ctx.Value(toolCallKey{}).(*llm.ToolCall)
@@ -123,5 +127,5 @@ func ToolCallFrom(ctx context.Context) *llm.ToolCall {
 // elsewhere (a Temporal workflow), one call at a time.
 func RunToolCall(ctx context.Context, spec Spec, call llm.ToolCall) tool.Result {
 	r := &runner{spec: spec, res: &Result{}}
-	return r.runTool(ctx, call)
+	return r.runTool(ctx, &call)
 }
