@@ -225,7 +225,9 @@ func (r *runner) emit(ev Event) {
 func (r *runner) appendMessage(m llm.Message) {
 	r.res.Messages = append(r.res.Messages, m)
 	r.res.Added++
-	r.emit(Event{Kind: EventMessage, Turn: r.res.Turns, Message: &m})
+	// The event points at the conversation's own message (a message is
+	// never changed once appended), not at a copy made on the heap for it.
+	r.emit(Event{Kind: EventMessage, Turn: r.res.Turns, Message: &r.res.Messages[len(r.res.Messages)-1]})
 }
 
 func (r *runner) loop(ctx context.Context) {
