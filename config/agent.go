@@ -117,9 +117,15 @@ type Memory struct {
 // SubAgentsConfig governs the children an agent spawns with call_agent.
 // LoadAgents fills in the defaults for keys that are not written.
 type SubAgentsConfig struct {
-	MaxDepth int           // default 3, between 1 and 5
-	Parallel bool          // default true
-	Timeout  time.Duration // per child; default 120s
+	MaxDepth int // default 3, between 1 and 5
+	// MaxDepthSet says the agent sets MaxDepth itself (its file writes a
+	// max_depth other than 0). Only then does MaxDepth also bound the
+	// subagent tool's nesting below the agent, whose own limit is
+	// agent.subagent.max_depth (up to 10): the default of 3 would
+	// otherwise cut an xzatoma config's deeper limit.
+	MaxDepthSet bool
+	Parallel    bool          // default true
+	Timeout     time.Duration // per child; default 120s
 }
 
 // DefaultSubAgentsConfig returns the defaults of [sub_agents_config].

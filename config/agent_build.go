@@ -182,7 +182,7 @@ func subAgentsConfig(f fields, c *SubAgentsConfig) {
 		case n < 1 || n > MaxSubAgentMaxDepth:
 			t.sink.errorf(t.line("max_depth"), t.key("max_depth"), "must be between 1 and %d (0 means the default, %d), got %d", MaxSubAgentMaxDepth, DefaultSubAgentMaxDepth, n)
 		default:
-			c.MaxDepth = int(n)
+			c.MaxDepth, c.MaxDepthSet = int(n), true
 		}
 	}
 	if b, ok := t.boolean("parallel"); ok {

@@ -49,7 +49,7 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		Tools:        []string{"read_file", "list_directory", "terminal"},
 		SubAgents:    []string{"test-runner", "lint-checker"},
 		SubAgentsConfig: SubAgentsConfig{
-			MaxDepth: 4, Parallel: false, Timeout: 90 * time.Second,
+			MaxDepth: 4, MaxDepthSet: true, Parallel: false, Timeout: 90 * time.Second,
 		},
 		Params: llm.Params{Temperature: ptr(0.3), MaxTokens: ptr(4096)},
 		// response_format = "json_object" asks for a JSON object.

@@ -269,9 +269,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		s.queue = ledger.Queue(context.Background(), s.writes)
 	}
 	if parent != nil {
-		narrowMaxDepth(s, parent.maxDepth)
+		narrowMaxDepth(s, parent.maxDepth, parent.depthCap)
 	} else {
-		narrowMaxDepth(s, 0)
+		narrowMaxDepth(s, 0, 0)
 	}
 	e.budgetRun(s, parent, r)
 	if parent == nil {

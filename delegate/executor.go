@@ -107,6 +107,9 @@ type RunSpec struct {
 	// MaxDepth is the call_agent nesting limit the run's ancestors leave
 	// it (0 for a root): its own max_depth can only narrow it.
 	MaxDepth int `json:"max_depth,omitempty"`
+	// DepthCap is the smallest max_depth the run's ancestors set
+	// themselves (0 when none does): it bounds subagent nesting too.
+	DepthCap int `json:"depth_cap,omitempty"`
 	// Quotas are the tree's quotas, set on a root by Describe when the
 	// settings have any, for an executor that counts the tree itself
 	// (package durable: the root workflow keeps the TreeCount, the other
@@ -146,7 +149,7 @@ func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
 	sp.Timeout, sp.MaxTurns, _ = budgetLimits(sp.Budget.Time, sp.Budget.Turns, sp.Timeout, sp.MaxTurns)
 	if parent != nil {
 		sp.ParentID, sp.RootID, sp.Depth = parent.RunID, parent.RootID, parent.Depth+1
-		sp.MaxDepth = parent.maxDepth
+		sp.MaxDepth, sp.DepthCap = parent.maxDepth, parent.depthCap
 		if r.agent == nil && parent.mcpOwner != nil {
 			sp.MCPAgent = parent.mcpOwner.Name
 		}

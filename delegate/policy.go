@@ -26,7 +26,9 @@ type Policy struct {
 	// Specializations are the names of the [llm_tool_*] tools.
 	Specializations map[string]bool
 	// SubagentOn says the scope may use subagent while depth allows;
-	// SubagentMaxDepth is agent.subagent.max_depth.
+	// SubagentMaxDepth is the subagent nesting limit in force:
+	// agent.subagent.max_depth, narrowed by the max_depth the agents of
+	// the scope's chain set themselves.
 	SubagentOn       bool
 	SubagentMaxDepth int
 	// CallAgentMaxDepth is the max_depth of the scope's own agent, 0 when

@@ -33,7 +33,7 @@ func (e *Engine) Prepare(req RunRequest) (*Prepared, error) {
 	if req.Agent.Scratchpad {
 		s.tree = &Tree{notes: newScratchpad()} // so that its tools are listed
 	}
-	narrowMaxDepth(s, 0)
+	narrowMaxDepth(s, 0, 0)
 	tools := e.toolsFor(s, &r)
 	p := &Prepared{Agent: r.label, Model: r.model, Workdir: r.workdir, System: r.system, Messages: r.messages, Tools: tools.Specs()}
 	if r.output != nil {

@@ -170,7 +170,7 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 	s := &Scope{RunID: spec.RunID, ParentID: spec.ParentID, RootID: spec.RootID, Depth: spec.Depth, Kind: spec.Kind,
 		Label: spec.Label, Workdir: spec.Workdir, Model: spec.Model, agent: r.agent, base: base, subagentOn: spec.SubagentOn,
 		tree: newTree(spec.RootID, e.Quotas, e.Concurrency), mcpOwner: owner}
-	narrowMaxDepth(s, spec.MaxDepth)
+	narrowMaxDepth(s, spec.MaxDepth, spec.DepthCap)
 	return s, r, nil
 }
 

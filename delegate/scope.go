@@ -57,6 +57,11 @@ type Scope struct {
 	// maxDepth is the call_agent nesting limit in force here: the
 	// smallest max_depth of this run's agent and every ancestor's.
 	maxDepth int
+	// depthCap is the smallest max_depth that an agent of this run's
+	// chain (its own and its ancestors') sets itself, 0 when none does:
+	// it bounds subagent nesting too (subagentLimit), which
+	// agent.subagent.max_depth alone would let go deeper.
+	depthCap int
 	// subagentOn says whether this run may use the subagent tool at all
 	// (offered while depth allows).
 	subagentOn bool

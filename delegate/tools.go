@@ -18,7 +18,7 @@ import (
 func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
 	callAgent := r.agent != nil && len(r.agent.SubAgents) > 0 && s.Depth < s.maxDepth && e.Grant.AllowsTool(ToolCallAgent) &&
 		!r.agent.Disallows(ToolCallAgent)
-	subagent := r.subagentOn && s.Depth < e.subagentMaxDepth() && e.Grant.AllowsTool(ToolSubagent) &&
+	subagent := r.subagentOn && s.Depth < e.subagentLimit(s) && e.Grant.AllowsTool(ToolSubagent) &&
 		(r.agent == nil || !r.agent.Disallows(ToolSubagent))
 	notes := s.tree != nil && s.tree.notes != nil
 	if r.base != nil && !callAgent && !subagent && !notes && (s.Depth > 0 || len(r.queryTools) == 0) {
@@ -126,15 +126,29 @@ type toolsKey struct {
 // for s: the smallest of its own agent's max_depth and its parent's limit,
 // so a limit set high in the tree holds all the way down (a root with
 // max_depth = 1 has no grandchildren, whatever its children's files say).
-// inherited is the parent's limit, 0 for a root.
-func narrowMaxDepth(s *Scope, inherited int) {
+// inherited is the parent's limit, 0 for a root. It sets s.depthCap the
+// same way from inheritedCap, the parent's depthCap, and the max_depth
+// s's agent sets itself.
+func narrowMaxDepth(s *Scope, inherited, inheritedCap int) {
 	s.maxDepth = config.MaxSubAgentMaxDepth
+	s.depthCap = inheritedCap
 	if s.agent != nil {
 		s.maxDepth = callAgentMaxDepth(s.agent)
+		if s.agent.SubAgentsConfig.MaxDepthSet {
+			s.depthCap = narrowCap(s.depthCap, s.maxDepth)
+		}
 	}
 	if inherited > 0 {
 		s.maxDepth = min(s.maxDepth, inherited)
 	}
+}
+
+// narrowCap is the smaller of two limits where 0 means none.
+func narrowCap(a, b int) int {
+	if a <= 0 || b > 0 && b < a {
+		return b
+	}
+	return a
 }
 
 func callAgentMaxDepth(a *config.Agent) int {
@@ -150,6 +164,14 @@ func (e *Engine) subagentMaxDepth() int {
 		return e.Subagent.MaxDepth
 	}
 	return 3
+}
+
+// subagentLimit is the subagent nesting limit in force for s: the
+// tool's own (agent.subagent.max_depth), narrowed by the max_depth an
+// agent of s's chain sets itself, so a root with max_depth = 1 has no
+// nested sub-agents either.
+func (e *Engine) subagentLimit(s *Scope) int {
+	return narrowCap(e.subagentMaxDepth(), s.depthCap)
 }
 
 func (e *Engine) specialization(name string) *config.Specialization {
@@ -175,7 +197,7 @@ func (e *Engine) specializationNames() map[string]bool {
 
 func (e *Engine) policyFor(s *Scope, _ *tool.Registry) *Policy {
 	p := &Policy{Kind: s.Kind, Depth: s.Depth, Offered: s.offered, Specializations: e.specializationNames(),
-		SubagentOn: s.subagentOn, SubagentMaxDepth: e.subagentMaxDepth()}
+		SubagentOn: s.subagentOn, SubagentMaxDepth: e.subagentLimit(s)}
 	if s.agent != nil && len(s.agent.SubAgents) > 0 {
 		p.CallAgentMaxDepth = s.maxDepth
 	}
