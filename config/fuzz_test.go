@@ -101,6 +101,8 @@ var (
 		"[llm_tool.x] # old spelling\nsystem_prompt_patch = \"quoted # kept\" ; cut\nsession_id = ${SESSION}_$USER\nskill = code_reviewer ; a comment\n",
 		"[LLM_TOOL_x]\n[ llm_tool_y ]\n[llm-tool-z]\nsystem_prompt_patch = `unclosed # kept\nsession_id = '$NOT expanded'\n",
 		"[llm_tool_x]\nsystem_prompt_patch = a $ b ${ c} ${1} $$ $\nno equals here\n",
+		"[llm_tool_x]\n" + goodSection + "description = d\nContext-Window = 4\ndescription = again\n[llm_tool.x]\nextra = 1\n",
+		"[llm_tool_y]\nSystem_Prompt_Patch = p\nsession-id = s\nskill = code_reviewer\n",
 	}
 )
 
@@ -206,8 +208,11 @@ func FuzzParseSpecializations(f *testing.F) {
 	addSeeds(f, seedsINI)
 	opts := SpecOptions{SkillDirs: []string{"testdata"}, Reserved: func(n string) bool { return n == "read_file" }}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var warnings []Diagnostic
+		opts := opts
+		opts.Warn = func(d Diagnostic) { warnings = append(warnings, d) }
 		specs, err := ParseSpecializations(data, "subqueries.ini", opts)
-		_, again := ParseSpecializations(data, "subqueries.ini", opts)
+		_, again := ParseSpecializations(data, "subqueries.ini", SpecOptions{SkillDirs: opts.SkillDirs, Reserved: opts.Reserved})
 		if (err == nil) != (again == nil) || (err != nil && err.Error() != again.Error()) {
 			t.Fatalf("not deterministic: %v / %v", err, again)
 		}
@@ -216,6 +221,7 @@ func FuzzParseSpecializations(f *testing.F) {
 		secs, _, bad := parseINI(string(data))
 		if bad == nil {
 			seen := map[string]bool{}
+			unknown := 0 // distinct unknown keys of the sections read
 			for _, s := range secs {
 				for _, k := range s.keys {
 					if strings.ContainsAny(k.value, "\n") {
@@ -226,8 +232,32 @@ func FuzzParseSpecializations(f *testing.F) {
 					if seen[tool] && err == nil {
 						t.Fatalf("duplicate section %q accepted", s.name)
 					}
+					if !seen[tool] {
+						names := map[string]bool{}
+						for _, k := range s.keys {
+							if !specKeys[k.name] && !names[k.name] {
+								names[k.name] = true
+								unknown++
+							}
+						}
+					}
 					seen[tool] = true
 				}
+			}
+			// As in std::slop, an unknown key is ignored, with one
+			// warning each. (A section name holds no ']', so the first
+			// "]: " ends the message's "[section]" label.)
+			warned := 0
+			for _, w := range warnings {
+				if w.Severity != Warning {
+					t.Fatalf("an error among the warnings: %v", w)
+				}
+				if _, msg, ok := strings.Cut(w.Message, "]: "); ok && strings.HasPrefix(msg, "unknown key ") {
+					warned++
+				}
+			}
+			if warned != unknown {
+				t.Fatalf("%d warnings about unknown keys for %d unknown keys: %v", warned, unknown, warnings)
 			}
 		}
 		if err != nil {

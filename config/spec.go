@@ -43,8 +43,8 @@ type SpecOptions struct {
 	SkillDirs []string
 	// LookupEnv expands ${VAR} and $VAR in values; nil means os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
-	// Warn receives each warning (a near-miss section name, an unset
-	// variable); nil drops them.
+	// Warn receives each warning (a near-miss section name, an unknown
+	// key, an unset variable); nil drops them.
 	Warn func(Diagnostic)
 }
 
@@ -52,6 +52,16 @@ type SpecOptions struct {
 var alwaysReserved = map[string]bool{"llm_query": true, "ask_user": true, "subagent": true, "call_agent": true}
 
 var specKeys = map[string]bool{"system_prompt_patch": true, "session_id": true, "skill": true, "context_window": true}
+
+// specKeyHint names the key an unknown one was likely meant to be: the
+// same but for case or '-' for '_'; "" when none.
+func specKeyHint(name string) string {
+	n := strings.ReplaceAll(strings.ToLower(name), "-", "_")
+	if specKeys[n] {
+		return fmt.Sprintf(" (keys are exact: did you mean %q?)", n)
+	}
+	return ""
+}
 
 // The required keys, in the order they are reported when missing.
 var specRequired = []string{"system_prompt_patch", "session_id", "skill"}
@@ -93,8 +103,9 @@ func nearMissSpec(section string) bool {
 // relative skill paths. Every problem is collected: the error is then a
 // *ValidationError listing each on its own line as
 // "FILE:LINE: [section]: problem", and no specializations are returned.
-// Warnings (near-miss section names, unset variables) go to opts.Warn.
-// The same input always gives the same result.
+// Warnings (near-miss section names, unknown keys, which std::slop
+// ignores too, unset variables) go to opts.Warn. The same input always
+// gives the same result.
 func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Specialization, error) {
 	sink := &diagSink{file: file}
 	sections, strays, bad := parseINI(string(data))
@@ -175,7 +186,10 @@ func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string
 		}
 		keys[key.name] = key
 		if !specKeys[key.name] {
-			sink.errorf(key.line, "", "%sunknown key %q", label, key.name)
+			// std::slop's loader reads only the keys it knows and
+			// ignores the rest, so a file it loads must load here: one
+			// warning for each unknown key, never an error.
+			sink.warnf(key.line, "", "%sunknown key %q; ignored%s", label, key.name, specKeyHint(key.name))
 		}
 	}
 	value := func(k string) string {
