@@ -32,6 +32,7 @@ func main() {
 type options struct {
 	deputy, axe, axeSrc string
 	keep                bool
+	cpuprofile          string // directory for deputy's CPU profiles, one a run
 	rows                string
 	runs                [5]int // runs per row, by row number
 	children            int    // row 4's width
@@ -44,6 +45,7 @@ func run() error {
 	flag.StringVar(&o.axe, "axe", "", "axe binary to measure against")
 	flag.StringVar(&o.axeSrc, "axe-src", "", "axe source directory (a clone of github.com/jrswab/axe) to build with go build")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (agents, scripts, ledgers) and print its path")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of every deputy run into this directory (rowN-RUN.pprof, through DEPUTY_CPUPROFILE), timed runs only, for go tool pprof; the timings then include the profiler's cost")
 	flag.StringVar(&o.rows, "rows", "1,2,3,4,5", "rows to run, comma-separated (5 is row 4 with concurrency: 20000)")
 	flag.IntVar(&o.runs[1], "n1", 22, "runs of each program for row 1 (zero latency)")
 	flag.IntVar(&o.runs[2], "n2", 7, "runs of each program for row 2 (nested 3×3)")
@@ -62,6 +64,16 @@ func run() error {
 		if n < 1 {
 			return fmt.Errorf("every -nN must be at least 1")
 		}
+	}
+	if o.cpuprofile != "" {
+		abs, err := filepath.Abs(o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return err
+		}
+		o.cpuprofile = abs
 	}
 	if o.children < 1 {
 		return fmt.Errorf("-children must be at least 1")

@@ -140,6 +140,11 @@ func (b *bench) measure(def rowDef) (result, error) {
 	for i := -1; i < def.runs; i++ {
 		for j := range progs {
 			p := progs[(max(i, 0)+j)%len(progs)]
+			env := env
+			if b.opts.cpuprofile != "" && p.name == "deputy" && i >= 0 { // the timed runs only
+				file := filepath.Join(b.opts.cpuprofile, fmt.Sprintf("row%d-%03d.pprof", def.num, i+1))
+				env = append(env[:len(env):len(env)], "DEPUTY_CPUPROFILE="+file)
+			}
 			s, err := b.runOnce(p, env, filepath.Join(dir, "work"))
 			if err != nil {
 				return result{}, fmt.Errorf("%s: %w", p.name, err)

@@ -52,7 +52,9 @@ func Main(args []string) int {
 	deferFirstGC()
 	cmdTiming = newTiming(os.Getenv("DEPUTY_TIMING"))
 	cmdTiming.mark("start")
+	stopProfile := startCPUProfile(os.Getenv("DEPUTY_CPUPROFILE"), os.Stderr)
 	code := run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
+	stopProfile()
 	cmdTiming.print(os.Stderr)
 	return code
 }
