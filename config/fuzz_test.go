@@ -103,6 +103,10 @@ var (
 		"[llm_tool_x]\nsystem_prompt_patch = a $ b ${ c} ${1} $$ $\nno equals here\n",
 		"[llm_tool_x]\n" + goodSection + "description = d\nContext-Window = 4\ndescription = again\n[llm_tool.x]\nextra = 1\n",
 		"[llm_tool_y]\nSystem_Prompt_Patch = p\nsession-id = s\nskill = code_reviewer\n",
+		"[llm_tool_x]\n" + goodSection + "session_id = t\nskill = nope\nskill = code_reviewer\nsession_id = $X\nfoo = 1\nfoo = 2\n",
+		"[llm_tool_x]\nsystem_prompt_patch = a prompt\nthat runs on\n= no key\n  =\nsession_id = s\nskill = code_reviewer\n[other]\nfree text\n",
+		"[ llm_tool_x ]\n" + goodSection + "[llm_tool_ y\t]\n" + goodSection + "[ llm_tool_ ]\n" + goodSection + "[ llm_tool.x ]\n" + goodSection,
+		"[llm_tool_x\n" + goodSection + "[llm_tool_y]\n" + goodSection + "[llm_tool_z\nsession_id = z\n[llm_tool_w = 1\n[LLM-TOOL-v\n",
 	}
 )
 
@@ -216,48 +220,97 @@ func FuzzParseSpecializations(f *testing.F) {
 		if (err == nil) != (again == nil) || (err != nil && err.Error() != again.Error()) {
 			t.Fatalf("not deterministic: %v / %v", err, again)
 		}
-		// The INI reader keeps every value on its line, so no value holds
-		// a newline, and a duplicated specialization is always rejected.
-		secs, _, bad := parseINI(string(data))
-		if bad == nil {
-			seen := map[string]bool{}
-			unknown := 0 // distinct unknown keys of the sections read
-			for _, s := range secs {
+		// The INI reader never fails and keeps every value on its line, so
+		// no value holds a newline, and a duplicated specialization is
+		// always rejected. As in std::slop, what it reads is accepted:
+		// an unknown key is ignored with one warning each, a repeated key
+		// keeps its last value with one warning for each repeat, and a
+		// line of a specialization that is not key = value is skipped
+		// with one warning.
+		secs, strays := parseINI(string(data))
+		seen := map[string]bool{}
+		last := map[string]map[string]iniKey{} // tool -> key -> its last line
+		unknown, repeats, skipped := 0, 0, 0
+		specSection := map[int]bool{}
+		for i, s := range secs {
+			if s.name != strings.TrimSpace(s.name) {
+				t.Fatalf("section name %q not trimmed", s.name)
+			}
+			for _, k := range s.keys {
+				if strings.ContainsAny(k.value, "\n") {
+					t.Fatalf("value %q runs over a line", k.value)
+				}
+				if k.name == "" {
+					t.Fatalf("empty key read at line %d", k.line)
+				}
+			}
+			tool, ok := specToolName(s.name)
+			if !ok {
+				continue
+			}
+			specSection[i] = true
+			if seen[tool] && err == nil {
+				t.Fatalf("duplicate section %q accepted", s.name)
+			}
+			if !seen[tool] {
+				names := map[string]bool{}
+				last[tool] = map[string]iniKey{}
 				for _, k := range s.keys {
-					if strings.ContainsAny(k.value, "\n") {
-						t.Fatalf("value %q runs over a line", k.value)
+					switch {
+					case !specKeys[k.name] && !names[k.name]:
+						unknown++
+					case specKeys[k.name] && names[k.name]:
+						repeats++
 					}
-				}
-				if tool, ok := specToolName(s.name); ok {
-					if seen[tool] && err == nil {
-						t.Fatalf("duplicate section %q accepted", s.name)
-					}
-					if !seen[tool] {
-						names := map[string]bool{}
-						for _, k := range s.keys {
-							if !specKeys[k.name] && !names[k.name] {
-								names[k.name] = true
-								unknown++
-							}
-						}
-					}
-					seen[tool] = true
+					names[k.name] = true
+					last[tool][k.name] = k
 				}
 			}
-			// As in std::slop, an unknown key is ignored, with one
-			// warning each. (A section name holds no ']', so the first
-			// "]: " ends the message's "[section]" label.)
-			warned := 0
-			for _, w := range warnings {
-				if w.Severity != Warning {
-					t.Fatalf("an error among the warnings: %v", w)
-				}
-				if _, msg, ok := strings.Cut(w.Message, "]: "); ok && strings.HasPrefix(msg, "unknown key ") {
-					warned++
-				}
+			seen[tool] = true
+		}
+		for _, st := range strays {
+			inSpec := st.section >= 0 && specSection[st.section]
+			switch {
+			case st.section >= 0 && st.line == secs[st.section].line: // text after a header
+			case inSpec, strings.HasPrefix(st.text, "[") && nearMissSpec(st.text[1:]):
+				skipped++
 			}
-			if warned != unknown {
-				t.Fatalf("%d warnings about unknown keys for %d unknown keys: %v", warned, unknown, warnings)
+		}
+		var warnedUnknown, warnedRepeats, warnedSkipped int
+		for _, w := range warnings {
+			if w.Severity != Warning {
+				t.Fatalf("an error among the warnings: %v", w)
+			}
+			// A section name holds no ']', so the first "]: " ends the
+			// message's "[section]" label; a line skipped before the
+			// first section has none (and holds no ']').
+			msg := w.Message
+			if _, after, ok := strings.Cut(msg, "]: "); ok {
+				msg = after
+			}
+			switch {
+			case strings.HasPrefix(msg, "unknown key "):
+				warnedUnknown++
+			case strings.HasPrefix(msg, "key \""):
+				warnedRepeats++
+			case strings.HasPrefix(msg, "line is not \"key = value\"; skipped: "),
+				strings.HasPrefix(msg, "[") && strings.HasSuffix(msg, " is not a section header (no closing ']'); skipped"):
+				warnedSkipped++
+			}
+		}
+		if warnedUnknown != unknown || warnedRepeats != repeats || warnedSkipped != skipped {
+			t.Fatalf("warnings: %d unknown keys, %d repeats, %d skipped lines for %d, %d, %d: %v",
+				warnedUnknown, warnedRepeats, warnedSkipped, unknown, repeats, skipped, warnings)
+		}
+		if err == nil {
+			for _, s := range specs {
+				// The last value of a repeated key is the one used
+				// (checked where the environment plays no part).
+				if k := last[s.ToolName]["session_id"]; k.literal || !strings.Contains(k.value, "$") {
+					if s.SessionID != strings.TrimSpace(k.value) {
+						t.Fatalf("session_id = %q, last written %q", s.SessionID, k.value)
+					}
+				}
 			}
 		}
 		if err != nil {

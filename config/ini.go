@@ -9,8 +9,12 @@ import (
 // std::slop user's file loads unchanged:
 //
 //   - a line whose first non-blank character is '#' or ';' is a comment;
-//   - "[name]" opens a section; text after the ']' may only be a comment;
-//   - "key = value" splits at the first '='; key and value are trimmed;
+//   - "[name]" opens a section; blanks around the name inside the brackets
+//     are trimmed ("[ llm_tool_x ]" is [llm_tool_x]); text after the ']'
+//     may only be a comment;
+//   - "key = value" splits at the first '='; key and value are trimmed; a
+//     key written twice in a section keeps its last value;
+//   - any other line (no '=', an empty key, a '[' never closed) is skipped;
 //   - in a value, a '#' or ';' at its start or after a blank starts a
 //     comment that runs to the end of the line ("Use C#; be brief" keeps
 //     both, "brief # note" loses the note);
@@ -37,24 +41,20 @@ type iniKey struct {
 	line    int
 }
 
-// iniStray is a line that is none of comment, header or key = value.
+// iniStray is a line that is none of comment, header or key = value, or
+// the text after a header's ']'.
 type iniStray struct {
 	section int // index into the sections, -1 before the first header
 	line    int
 	text    string
 }
 
-// iniError is the first line that cannot be read at all.
-type iniError struct {
-	line int
-	msg  string
-}
-
 // parseINI splits src into sections. Keys before the first header are
-// dropped (std::slop has no use for them either). Lines that are neither
-// comments, headers nor key = value are returned as strays for the caller
-// to judge; an unclosed section header is the only hard error.
-func parseINI(src string) (sections []iniSection, strays []iniStray, bad *iniError) {
+// dropped (std::slop has no use for them either). Every key line is kept,
+// repeats too, for the caller to report. Lines that are neither comments,
+// headers nor key = value are returned as strays for the caller to judge;
+// like std::slop, the reader itself never fails.
+func parseINI(src string) (sections []iniSection, strays []iniStray) {
 	src = strings.TrimPrefix(src, "\ufeff")
 	lines := strings.Split(src, "\n")
 	for i, raw := range lines {
@@ -63,19 +63,17 @@ func parseINI(src string) (sections []iniSection, strays []iniStray, bad *iniErr
 		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
 		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				return sections, strays, &iniError{n, "unclosed section: " + clipText(line, 60)}
-			}
+		if end := strings.IndexByte(line, ']'); line[0] == '[' && end > 0 {
 			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
 				strays = append(strays, iniStray{section: len(sections), line: n, text: line})
 			}
-			sections = append(sections, iniSection{name: line[1:end], line: n})
+			sections = append(sections, iniSection{name: strings.TrimSpace(line[1:end]), line: n})
 			continue
 		}
+		// A '[' never closed is no header: as in std::slop, the line is
+		// a key if it has an '=' and skipped if not.
 		eq := strings.IndexByte(line, '=')
-		if eq <= 0 {
+		if eq < 0 || strings.TrimSpace(line[:eq]) == "" {
 			strays = append(strays, iniStray{section: len(sections) - 1, line: n, text: line})
 			continue
 		}
@@ -86,7 +84,7 @@ func parseINI(src string) (sections []iniSection, strays []iniStray, bad *iniErr
 		cur := &sections[len(sections)-1]
 		cur.keys = append(cur.keys, iniKey{name: strings.TrimSpace(line[:eq]), value: value, literal: literal, line: n})
 	}
-	return sections, strays, nil
+	return sections, strays
 }
 
 // iniValue reads the text after '=' by the rules above.

@@ -77,12 +77,39 @@ func LoadSpecializations(path string, opts SpecOptions) ([]Specialization, error
 }
 
 // specToolName returns the tool a section registers: "<name>" for
-// [llm_tool_<name>] and for std::slop's earlier spelling [llm_tool.<name>].
+// [llm_tool_<name>] and for std::slop's earlier spelling [llm_tool.<name>],
+// trimmed as std::slop trims it ([llm_tool_ x] is tool x).
 func specToolName(section string) (string, bool) {
-	if t, ok := strings.CutPrefix(section, SpecSectionPrefix); ok {
-		return t, true
+	t, ok := strings.CutPrefix(section, SpecSectionPrefix)
+	if !ok {
+		t, ok = strings.CutPrefix(section, specSectionPrefixDot)
 	}
-	return strings.CutPrefix(section, specSectionPrefixDot)
+	return strings.TrimSpace(t), ok
+}
+
+// warnStrays warns about the lines std::slop skips where they matter: in
+// a specialization section, and a '[' never closed that looks like one's
+// header (its lines then stay in the section before it, as in std::slop).
+func warnStrays(sink *diagSink, sections []iniSection, strays []iniStray) {
+	for _, st := range strays {
+		label, inSpec := "", false
+		if st.section >= 0 {
+			sc := sections[st.section]
+			label = "[" + sc.name + "]: "
+			_, inSpec = specToolName(sc.name)
+			if st.line == sc.line {
+				if inSpec {
+					sink.warnf(st.line, "", "%stext after the section header is ignored", label)
+				}
+				continue
+			}
+		}
+		if head, ok := strings.CutPrefix(st.text, "["); ok && (inSpec || nearMissSpec(head)) {
+			sink.warnf(st.line, "", "%s%s is not a section header (no closing ']'); skipped", label, clipText(st.text, 60))
+		} else if inSpec {
+			sink.warnf(st.line, "", "%sline is not \"key = value\"; skipped: %s", label, clipText(st.text, 60))
+		}
+	}
 }
 
 // specSectionPrefixDot is std::slop's earlier spelling of SpecSectionPrefix.
@@ -103,16 +130,16 @@ func nearMissSpec(section string) bool {
 // relative skill paths. Every problem is collected: the error is then a
 // *ValidationError listing each on its own line as
 // "FILE:LINE: [section]: problem", and no specializations are returned.
-// Warnings (near-miss section names, unknown keys, which std::slop
-// ignores too, unset variables) go to opts.Warn. The same input always
+// What std::slop accepts is accepted, with a warning where it is likely a
+// slip: a near-miss section name, an unknown key (std::slop ignores it
+// too), a key set twice (the last value wins, as in std::slop), a line
+// that is not key = value (skipped, as in std::slop), an unset variable.
+// Warnings go to opts.Warn. The same input always
 // gives the same result.
 func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Specialization, error) {
 	sink := &diagSink{file: file}
-	sections, strays, bad := parseINI(string(data))
-	if bad != nil {
-		sink.errorf(bad.line, "", "invalid INI: %s", bad.msg)
-		return nil, sink.diags.Err()
-	}
+	sections, strays := parseINI(string(data))
+	warnStrays(sink, sections, strays)
 	lookup := opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -124,7 +151,7 @@ func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Special
 	}
 	var out []Specialization
 	firstLine := map[string]int{} // tool name -> line of its first section
-	for i, sc := range sections {
+	for _, sc := range sections {
 		label := "[" + sc.name + "]: "
 		tool, ok := specToolName(sc.name)
 		if !ok {
@@ -133,15 +160,6 @@ func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Special
 					label, SpecSectionPrefix, strings.TrimSpace(sc.name)[len(SpecSectionPrefix):])
 			}
 			continue
-		}
-		for _, st := range strays {
-			switch {
-			case st.section != i:
-			case st.line == sc.line:
-				sink.warnf(st.line, "", "%stext after the section header is ignored", label)
-			default:
-				sink.errorf(st.line, "", "%sline is not \"key = value\" (a value ends at the end of its line): %s", label, clipText(st.text, 60))
-			}
 		}
 		if first, dup := firstLine[tool]; dup {
 			sink.errorf(sc.line, "", "%sduplicate section (first defined at line %d)", label, first)
@@ -177,20 +195,24 @@ func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string
 	}
 
 	keys := map[string]iniKey{}
+	unknown := map[string]bool{}
 	for _, key := range sc.keys {
-		if first, dup := keys[key.name]; dup {
-			if specKeys[key.name] {
-				sink.errorf(key.line, "", "%sduplicate key %q (first defined at line %d)", label, key.name, first.line)
-			}
-			continue
-		}
-		keys[key.name] = key
 		if !specKeys[key.name] {
 			// std::slop's loader reads only the keys it knows and
 			// ignores the rest, so a file it loads must load here: one
 			// warning for each unknown key, never an error.
-			sink.warnf(key.line, "", "%sunknown key %q; ignored%s", label, key.name, specKeyHint(key.name))
+			if !unknown[key.name] {
+				unknown[key.name] = true
+				sink.warnf(key.line, "", "%sunknown key %q; ignored%s", label, key.name, specKeyHint(key.name))
+			}
+			continue
 		}
+		// std::slop keeps a repeated key's last value; so does deputy,
+		// but a repeat is likely a slip, so it is named.
+		if prev, dup := keys[key.name]; dup {
+			sink.warnf(key.line, "", "%skey %q is also set at line %d; the last value wins, line %d ignored", label, key.name, prev.line, prev.line)
+		}
+		keys[key.name] = key
 	}
 	value := func(k string) string {
 		key := keys[k]
