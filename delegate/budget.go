@@ -56,8 +56,9 @@ type Tree struct {
 	// calls, when the user set a concurrency cap, bounds the model calls
 	// in flight across the tree; nil means no cap. A model call never
 	// waits on a child, so holding a slot cannot deadlock the way holding
-	// one per running child would.
-	calls chan struct{}
+	// one per running child would. Its waiters are served round-robin
+	// across the flows observeCalls sets, as at an adaptive gate.
+	calls *llm.Slots
 
 	// resume is the ledger's record of the tree when it is resumed.
 	resume *resumePlan
@@ -120,7 +121,7 @@ func (t *Tree) ledgerError() error {
 func newTree(rootID string, quotas Quotas, concurrency int) *Tree {
 	t := &Tree{RootID: rootID, start: time.Now(), quotas: quotas}
 	if concurrency > 0 {
-		t.calls = make(chan struct{}, concurrency)
+		t.calls = llm.NewSlots(concurrency)
 	}
 	return t
 }
@@ -297,33 +298,20 @@ func ChildTimeout(own time.Duration, q *Quotas, treeStart time.Time, chain *Budg
 }
 
 // boundedProvider takes a slot of the tree's model-call bound around each
-// call: queued, never refused.
+// call: queued in the call's flow, never refused.
 type boundedProvider struct {
 	llm.Provider
-	calls chan struct{}
-	// queued, when set, is told that a call waits for a slot (waited
-	// false) and then that it got one after waited.
-	queued func(got bool, waited time.Duration)
+	calls *llm.Slots
+	// queued, when set, is told that a call waits for a slot and then
+	// that it got one.
+	queued func(llm.CallEvent)
 }
 
 func (p boundedProvider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (*llm.Response, error) {
-	select {
-	case p.calls <- struct{}{}:
-	default:
-		start := time.Now()
-		if p.queued != nil {
-			p.queued(false, 0)
-		}
-		select {
-		case p.calls <- struct{}{}:
-		case <-ctx.Done():
-			return nil, llm.Classify(ctx, p.Name(), ctx.Err())
-		}
-		if p.queued != nil {
-			p.queued(true, time.Since(start))
-		}
+	if err := p.calls.Acquire(ctx, p.queued); err != nil {
+		return nil, llm.Classify(ctx, p.Name(), err)
 	}
-	defer func() { <-p.calls }()
+	defer p.calls.Release()
 	return p.Provider.Generate(ctx, req, onEvent)
 }
 

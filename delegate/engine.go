@@ -297,10 +297,10 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	if tree.calls != nil {
 		bounded := boundedProvider{Provider: provider, calls: tree.calls}
 		if len(e.Listeners) > 0 {
-			bounded.queued = func(got bool, waited time.Duration) {
+			bounded.queued = func(ce llm.CallEvent) {
 				ev := scopeEvent(EventQueued, s)
-				if got {
-					ev.Type, ev.Duration = EventDequeued, waited
+				if ce.Kind == llm.CallDequeued {
+					ev.Type, ev.Duration = EventDequeued, ce.Wait
 				}
 				e.emit(&ev)
 			}

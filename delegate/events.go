@@ -143,9 +143,10 @@ func scopeEvent(t EventType, s *Scope) Event {
 }
 
 // observeCalls makes the model calls of s queue in its parent's flow (so
-// a provider's gate serves sibling groups round-robin: a deep child is not
-// starved behind a wide fan-out elsewhere) and report their waits there as
-// queued and dequeued events.
+// a provider's gate and the tree's concurrency cap serve sibling groups
+// round-robin: a deep child is not starved behind a wide fan-out
+// elsewhere) and report their waits at the gate as queued and dequeued
+// events.
 func (e *Engine) observeCalls(ctx context.Context, s *Scope) context.Context {
 	flow := s.RootID + "/" + s.ParentID
 	var observe func(llm.CallEvent)

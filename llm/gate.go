@@ -39,10 +39,9 @@ type Gate struct {
 	remaining int
 	resetAt   time.Time
 
-	flows   map[string]*flowQueue
-	ring    []string // flows with waiters, in round-robin order
-	waiting int
-	now     func() time.Time
+	// fairQueue holds the calls waiting, by flow.
+	fairQueue
+	now func() time.Time
 }
 
 const (
@@ -57,18 +56,9 @@ const (
 	gateConfirm = 2 * time.Second
 )
 
-type flowQueue struct {
-	waiters []*gateWaiter
-}
-
-type gateWaiter struct {
-	ready   chan struct{}
-	granted bool
-}
-
 // NewGate returns a Gate with its initial limit.
 func NewGate() *Gate {
-	return &Gate{limit: gateInitial, remaining: -1, flows: map[string]*flowQueue{}, now: time.Now}
+	return &Gate{limit: gateInitial, remaining: -1, now: time.Now}
 }
 
 var (
@@ -118,17 +108,7 @@ func (g *Gate) acquire(ctx context.Context, flow string, observe func(CallEvent)
 		g.mu.Unlock()
 		return &permit{g: g}, nil
 	}
-	w := &gateWaiter{ready: make(chan struct{})}
-	q := g.flows[flow]
-	if q == nil {
-		q = &flowQueue{}
-		g.flows[flow] = q
-	}
-	if len(q.waiters) == 0 {
-		g.ring = append(g.ring, flow)
-	}
-	q.waiters = append(q.waiters, w)
-	g.waiting++
+	w := g.push(flow)
 	g.dispatchLocked()
 	st := GateStats{Limit: int(g.limit), InFlight: g.inflight, Waiting: g.waiting}
 	g.mu.Unlock()
@@ -151,33 +131,10 @@ func (g *Gate) acquire(ctx context.Context, flow string, observe func(CallEvent)
 			g.inflight--
 			g.dispatchLocked()
 		} else {
-			g.removeLocked(flow, w)
+			g.remove(flow, w)
 		}
 		g.mu.Unlock()
 		return nil, ctx.Err()
-	}
-}
-
-func (g *Gate) removeLocked(flow string, w *gateWaiter) {
-	q := g.flows[flow]
-	if q == nil {
-		return
-	}
-	for i, x := range q.waiters {
-		if x == w {
-			q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
-			g.waiting--
-			break
-		}
-	}
-	if len(q.waiters) == 0 {
-		delete(g.flows, flow)
-		for i, f := range g.ring {
-			if f == flow {
-				g.ring = append(g.ring[:i], g.ring[i+1:]...)
-				break
-			}
-		}
 	}
 }
 
@@ -208,20 +165,8 @@ func (g *Gate) startLocked() {
 // free, and arms a timer when a pause is what holds them.
 func (g *Gate) dispatchLocked() {
 	for g.waiting > 0 && g.canStartLocked() {
-		flow := g.ring[0]
-		q := g.flows[flow]
-		w := q.waiters[0]
-		q.waiters = q.waiters[1:]
-		g.waiting--
-		g.ring = g.ring[1:]
-		if len(q.waiters) > 0 {
-			g.ring = append(g.ring, flow)
-		} else {
-			delete(g.flows, flow)
-		}
 		g.startLocked()
-		w.granted = true
-		close(w.ready)
+		g.grant()
 	}
 	if g.waiting == 0 {
 		return
