@@ -137,6 +137,12 @@ type resumePlan struct {
 	// own is what each run's own model calls used: a finished run's row,
 	// else (its row is written when it finishes) its committed messages.
 	own map[string]llm.Usage
+	// calls is each model call's usage of a run whose dollars are not on
+	// its row (it did not finish, or it has no own_cost_usd): a call is
+	// priced alone, since a price may depend on the call's size (the
+	// long-context tiers) and a run's sum would cross a tier its calls
+	// never did.
+	calls map[string][]llm.Usage
 }
 
 func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan, error) {
@@ -145,19 +151,27 @@ func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan,
 		return nil, err
 	}
 	p := &resumePlan{ledger: rl, runs: map[string]ledger.Run{}, children: map[string][]ledger.Run{}, byCall: map[[2]string]ledger.Run{},
-		own: map[string]llm.Usage{}}
+		own: map[string]llm.Usage{}, calls: map[string][]llm.Usage{}}
 	for _, row := range rows {
 		p.runs[row.ID] = row
 		u := llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens}
-		if row.FinishedAt.IsZero() {
+		if row.FinishedAt.IsZero() || row.OwnCostUSD == nil {
 			msgs, err := rl.Messages(ctx, row.ID)
 			if err != nil {
 				return nil, err
 			}
-			u = llm.Usage{}
+			var sum llm.Usage
 			for _, m := range msgs {
-				u = u.Add(llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens})
+				if m.InputTokens == 0 && m.OutputTokens == 0 {
+					continue
+				}
+				call := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
+				p.calls[row.ID] = append(p.calls[row.ID], call)
+				sum = sum.Add(call)
+			}
+			if row.FinishedAt.IsZero() {
+				u = sum
 			}
 		}
 		p.own[row.ID] = u
@@ -194,7 +208,10 @@ func (p *resumePlan) subtreeSpent(id string, prices *price.Table) (tokens int64,
 	row, u := p.runs[id], p.own[id]
 	tokens = u.Total()
 	if row.FinishedAt.IsZero() || row.OwnCostUSD == nil {
-		usd, _ = prices.Cost(row.Model, u)
+		for _, call := range p.calls[id] {
+			d, _ := prices.Cost(row.Model, call)
+			usd += d
+		}
 	} else {
 		usd = *row.OwnCostUSD
 	}
