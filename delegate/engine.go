@@ -421,9 +421,10 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	// sleeping children would each keep one.
 	env := newEnvelope(s, r)
 	env.Turns, env.Usage, env.Output, env.Messages = prior.turns+res.Turns, prior.usage.Add(res.Usage), res.Output, res.Messages
-	if prior.turns > 0 {
-		// The turns before a resume were not priced here.
-		own.unknown = true
+	for _, call := range prior.calls {
+		// The calls before a resume, each priced alone from its
+		// recorded usage, as it was when it was made.
+		own.add(e.Prices.Cost(model, call))
 	}
 	runErr = s.budget.stopOf(ctx, runCtx, s, runErr)
 	if errors.Is(runErr, agent.ErrMaxTurns) {

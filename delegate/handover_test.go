@@ -83,3 +83,36 @@ func TestChildRecordedBeforeParentSeesIt(t *testing.T) {
 		t.Errorf("the lead's call after the tool result found its children %v in the ledger, want [ok]", seen)
 	}
 }
+
+// Each model call's usage, its cache reads and writes included, is
+// recorded with the answer it produced: a run that does not finish is
+// priced from these when it is resumed.
+func TestAnswerRecordsItsCallsCacheTokens(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	h := newHarness(t, `
+rules:
+  - match: {system: "^LEAD"}
+    reply: {text: "done", usage: {input_tokens: 440, output_tokens: 2, cache_read_tokens: 400, cache_write_tokens: 30}}
+`, agentDef("lead", "LEAD"))
+	h.engine.Ledger = st
+	env := h.run(agentDef("lead", "LEAD"), "go")
+	if env.Status != delegate.StatusOK {
+		t.Fatalf("run = %s %q (%s)", env.Status, env.Output, env.Error)
+	}
+	msgs, err := st.Messages(ctx, env.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 {
+		t.Fatalf("%d messages recorded, want the task and the answer", len(msgs))
+	}
+	a := msgs[1]
+	if a.Role != "assistant" || a.InputTokens != 440 || a.OutputTokens != 2 || a.CacheReadTokens != 400 || a.CacheWriteTokens != 30 {
+		t.Errorf("answer recorded as %+v, want its call's usage with 400 cache reads and 30 cache writes", a)
+	}
+}

@@ -214,7 +214,8 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 
 func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Message, u llm.Usage) {
 	row := &ledger.Message{RunID: s.RunID, Seq: seq, Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID,
-		ToolName: m.ToolName, IsError: m.IsError, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CreatedAt: time.Now()}
+		ToolName: m.ToolName, IsError: m.IsError, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, CreatedAt: time.Now()}
 	if len(m.ToolCalls) > 0 {
 		row.ToolCalls, _ = json.Marshal(m.ToolCalls)
 	}

@@ -163,10 +163,11 @@ func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan,
 			}
 			var sum llm.Usage
 			for _, m := range msgs {
-				if m.InputTokens == 0 && m.OutputTokens == 0 {
-					continue
+				call := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
+					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens}
+				if call == (llm.Usage{}) {
+					continue // not a model call's answer
 				}
-				call := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
 				p.calls[row.ID] = append(p.calls[row.ID], call)
 				sum = sum.Add(call)
 			}
@@ -247,7 +248,10 @@ func (e *Engine) resumeFrom(ctx context.Context, p *resumePlan, r *run, row ledg
 			}
 			if msg.Role == llm.RoleAssistant {
 				res.turns++
-				res.usage = res.usage.Add(llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens})
+				u := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
+					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens}
+				res.usage = res.usage.Add(u)
+				res.calls = append(res.calls, u)
 			}
 			msgs = append(msgs, msg)
 		}
@@ -307,10 +311,12 @@ func summaryIndex(msgs []llm.Message, prompt string) int {
 
 // resumed is what a continued run brings from its earlier attempts.
 type resumed struct {
-	ledger  ResumeLedger
-	row     ledger.Run
-	turns   int
-	usage   llm.Usage
+	ledger ResumeLedger
+	row    ledger.Run
+	turns  int
+	usage  llm.Usage
+	// calls is each recorded model call's usage, for its price.
+	calls   []llm.Usage
 	elapsed time.Duration
 	// children are the envelopes of the children whose results the run's
 	// committed messages already hold.

@@ -65,3 +65,40 @@ func TestResumePricesEachCallOfAnInterruptedRun(t *testing.T) {
 		t.Errorf("spent $%.4f, want $%.4f (three calls priced alone; their sum at the long tier is $%.4f)", usd, want, summed)
 	}
 }
+
+// A call's cache reads and writes are priced at the cache's rates when a
+// run that did not finish is resumed, as they were when it ran: its
+// messages carry them.
+func TestResumePricesAnInterruptedCallsCacheTokens(t *testing.T) {
+	prices := price.NewTable(map[string]price.Price{
+		"test/cached": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},
+	})
+	call := llm.Usage{InputTokens: 53_000, OutputTokens: 100, CacheReadTokens: 50_000, CacheWriteTokens: 2_000}
+	want, ok := prices.Cost("test/cached", call)
+	if !ok {
+		t.Fatal("the test model has no price")
+	}
+	rl := treeLedger{
+		rows: []ledger.Run{{ID: "root", RootID: "root", Model: "test/cached"}},
+		msgs: map[string][]ledger.Message{"root": {
+			{RunID: "root", Role: "user"},
+			{RunID: "root", Role: "assistant", InputTokens: call.InputTokens, OutputTokens: call.OutputTokens,
+				CacheReadTokens: call.CacheReadTokens, CacheWriteTokens: call.CacheWriteTokens},
+			{RunID: "root", Role: "tool"},
+		}},
+	}
+	plan, err := loadPlan(context.Background(), rl, "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, usd := plan.subtreeSpent("root", prices)
+	if tokens != call.Total() {
+		t.Errorf("tokens %d, want %d", tokens, call.Total())
+	}
+	if math.Abs(usd-want) > 1e-9 {
+		t.Errorf("spent $%.4f, want $%.4f (cached input at the cache's rates)", usd, want)
+	}
+	if got := plan.own["root"]; got != call {
+		t.Errorf("the run's own usage %+v, want %+v", got, call)
+	}
+}

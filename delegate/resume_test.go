@@ -3,13 +3,16 @@ package delegate_test
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/store"
 )
 
@@ -105,4 +108,67 @@ func TestResumeContinuesTheTreesQuotas(t *testing.T) {
 	if err != nil || len(atts) != 1 || atts[0].Status != "cancelled" {
 		t.Errorf("attempts %+v, %v", atts, err)
 	}
+}
+
+// The lead's calls before the interruption read the prompt cache; the
+// resumed lead's own cost prices them from their recorded usage, cache
+// rates included, with the calls made after the resume.
+const cachedResumeScript = `
+rules:
+  - name: lead-first
+    match: {system: "^LEAD", last_role: user}
+    reply:
+      tool_calls:
+        - {name: call_agent, arguments: {agent: worker, task: "one"}}
+      usage: {input_tokens: 10000, output_tokens: 100, cache_read_tokens: 8000, cache_write_tokens: 1000}
+  - name: lead-final
+    match: {system: "^LEAD", last_role: tool}
+    reply: {text: "done", usage: {input_tokens: 2000, output_tokens: 10}}
+  - name: worker
+    match: {system: "^WORKER"}
+    reply: {text: "did {{ .LastUser }}", usage: {input_tokens: 5, output_tokens: 1}}
+`
+
+func TestResumedRunPricesItsEarlierCalls(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lead := agentDef("lead", "LEAD", "worker")
+	h := newHarness(t, cachedResumeScript, lead, agentDef("worker", "WORKER"))
+	prov := &cancelOnce{Provider: h.prov, calls: map[string]int{}}
+	h.engine.Models = models{prov}
+	h.engine.Ledger = st
+	h.engine.Prices = price.NewTable(map[string]price.Price{"script/test": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}})
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prov.cancel = cancel
+	first := h.engine.Run(runCtx, delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
+	if first.Status != delegate.StatusCancelled {
+		t.Fatalf("first attempt: %s", first.Status)
+	}
+	env := h.engine.Resume(ctx, delegate.ResumeRequest{RunID: first.RunID, Agent: lead, RetryFailed: true})
+	if !env.OK() || env.Output != "done" {
+		t.Fatalf("resume: %s %q %q", env.Status, env.Output, env.Error)
+	}
+	firstCall := llm.Usage{InputTokens: 10000, OutputTokens: 100, CacheReadTokens: 8000, CacheWriteTokens: 1000}
+	if env.Usage != firstCall.Add(llm.Usage{InputTokens: 2000, OutputTokens: 10}) {
+		t.Errorf("the resumed lead's usage %+v, want both calls' with the first's cache tokens", env.Usage)
+	}
+	// (1000 plain × $3 + 8000 read × $0.30 + 1000 written × $3.75 + 100 out × $15
+	// + 2000 × $3 + 10 × $15) per million.
+	want := (1000*3 + 8000*0.3 + 1000*3.75 + 100*15 + 2000*3 + 10*15) / 1e6
+	if env.OwnCostUSD == nil || math.Abs(*env.OwnCostUSD-want) > 1e-12 {
+		t.Errorf("the resumed lead's own cost %v, want $%.6f", fmtUSD(env.OwnCostUSD), want)
+	}
+}
+
+func fmtUSD(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*p, 'f', 6, 64)
 }

@@ -123,9 +123,13 @@ type Message struct {
 	ToolCallID string
 	ToolName   string
 	IsError    bool
-	// Usage of the model call that produced this message (assistant messages).
-	InputTokens, OutputTokens int64
-	CreatedAt                 time.Time // now when zero
+	// Usage of the model call that produced this message (assistant
+	// messages): InputTokens counts every input token, cached ones
+	// included; CacheReadTokens and CacheWriteTokens say how many of them
+	// were read from or written to the prompt cache (llm.Usage).
+	InputTokens, OutputTokens         int64
+	CacheReadTokens, CacheWriteTokens int64
+	CreatedAt                         time.Time // now when zero
 }
 
 // Event is one telemetry event (spawn, complete, error, truncation, ...).

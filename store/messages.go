@@ -46,10 +46,11 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 		if !calls.Valid && m.ToolCallID == "" && m.ToolName == "" && !m.IsError {
 			// A task or an answer: fewer values to bind (see
 			// insertStartingRun), the rest are the columns' defaults.
-			_, err = t.exec(insertTextMessage, m.RunID, seq, wordArg(m.Role), m.Content, m.InputTokens, m.OutputTokens, created.UnixNano())
+			_, err = t.exec(insertTextMessage, m.RunID, seq, wordArg(m.Role), m.Content, m.InputTokens, m.OutputTokens,
+				m.CacheReadTokens, m.CacheWriteTokens, created.UnixNano())
 		} else {
 			_, err = t.exec(insertMessage, m.RunID, seq, wordArg(m.Role), m.Content, calls,
-				m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, created.UnixNano())
+				m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, m.CacheReadTokens, m.CacheWriteTokens, created.UnixNano())
 		}
 		switch sqliteCode(err) {
 		case codeConstraintForeignKey:
@@ -74,17 +75,19 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 const nextMessageSeq = `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE run_id = ?`
 
 const insertMessage = `INSERT INTO messages
-    (run_id, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, input_tokens, output_tokens, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    (run_id, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, input_tokens, output_tokens,
+     cache_read_tokens, cache_write_tokens, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // insertTextMessage is insertMessage for a message with no tool calls and
 // that is no tool result.
 const insertTextMessage = `INSERT INTO messages
-    (run_id, seq, role, content, input_tokens, output_tokens, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?)`
+    (run_id, seq, role, content, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const messagesOfRun = `SELECT run_id, seq, role, content, tool_calls, tool_call_id, tool_name,
-    is_error, input_tokens, output_tokens, created_at FROM messages WHERE run_id = ? ORDER BY seq`
+    is_error, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at
+    FROM messages WHERE run_id = ? ORDER BY seq`
 
 // Messages returns a run's messages in order.
 func (s *Store) Messages(ctx context.Context, runID string) ([]Message, error) {
@@ -104,7 +107,7 @@ func scanMessage(sc scanner) (Message, error) {
 	var calls sql.NullString
 	var created sql.NullInt64
 	err := sc.Scan(&m.RunID, &m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName,
-		&m.IsError, &m.InputTokens, &m.OutputTokens, &created)
+		&m.IsError, &m.InputTokens, &m.OutputTokens, &m.CacheReadTokens, &m.CacheWriteTokens, &created)
 	m.ToolCalls, m.CreatedAt = fromJSONColumn(calls), fromNanos(created)
 	return m, err
 }

@@ -22,6 +22,10 @@ func TestMessagesRoundTrip(t *testing.T) {
 		{Role: "assistant", ToolCalls: json.RawMessage(`[{"id":"c1","name":"ls","arguments":{"path":"."}}]`), InputTokens: 120, OutputTokens: 15},
 		{Role: "tool", Content: "no such dir", ToolCallID: "c1", ToolName: "ls", IsError: true},
 		{Role: "assistant", Content: "the directory is missing", InputTokens: 140, OutputTokens: 9, CreatedAt: at},
+		// A call that read and wrote the provider's prompt cache.
+		{Role: "assistant", Content: "cached", InputTokens: 30, OutputTokens: 4, CacheReadTokens: 900, CacheWriteTokens: 60},
+		{Role: "tool", Content: "x", ToolCallID: "c2", ToolName: "ls"},
+		{Role: "assistant", ToolCalls: json.RawMessage(`[{"id":"c2","name":"ls","arguments":{}}]`), InputTokens: 5, CacheReadTokens: 7, CacheWriteTokens: 8},
 	}
 	for i := range in {
 		in[i].RunID = r.ID

@@ -91,5 +91,9 @@ UPDATE runs SET
     output_tokens = max(output_tokens, (SELECT coalesce(sum(output_tokens), 0) FROM messages WHERE run_id = runs.id)),
     tree_input_tokens = max(tree_input_tokens, (SELECT coalesce(sum(input_tokens), 0) FROM messages WHERE run_id = runs.id)),
     tree_output_tokens = max(tree_output_tokens, (SELECT coalesce(sum(output_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    cache_read_tokens = max(cache_read_tokens, (SELECT coalesce(sum(cache_read_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    cache_write_tokens = max(cache_write_tokens, (SELECT coalesce(sum(cache_write_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    tree_cache_read_tokens = max(tree_cache_read_tokens, (SELECT coalesce(sum(cache_read_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    tree_cache_write_tokens = max(tree_cache_write_tokens, (SELECT coalesce(sum(cache_write_tokens), 0) FROM messages WHERE run_id = runs.id)),
     turns = max(turns, (SELECT count(*) FROM messages WHERE run_id = runs.id AND role = 'assistant'))
 WHERE status = 'running' AND executor = '' AND owner_pid = ?3 AND owner_host = ?4 AND owner_start = ?5`

@@ -239,8 +239,10 @@ func viewMessages(ms []store.Message) []messageView {
 		if len(m.ToolCalls) > 0 && json.Unmarshal(m.ToolCalls, &v.ToolCalls) != nil {
 			v.ToolCalls = nil // shown raw below rather than lost
 		}
-		if m.InputTokens != 0 || m.OutputTokens != 0 {
-			v.Usage = &llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
+		u := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
+			CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens}
+		if u != (llm.Usage{}) {
+			v.Usage = &u
 		}
 		out = append(out, v)
 	}
