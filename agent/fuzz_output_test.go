@@ -25,6 +25,7 @@ func FuzzOutputJudge(f *testing.F) {
 		`{"type":"object","required":["a"],"properties":{"a":{"const":{"x":[1,2]}}}}`,
 		`{"$ref":"#/nowhere"}`,
 		`{"$ref":"#"}`, // validating overflowed the stack and killed deputy
+		`{"$rEf":"#"}`, // the validator reads keywords case-insensitively: so did this
 		`{"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`,
 		`{"type":3}`,
 		`true`,

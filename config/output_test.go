@@ -53,6 +53,7 @@ func TestOutputSchemaErrors(t *testing.T) {
 		{"not JSON", head + "output_schema = '{type: object}'\n", "a.toml:3: output_schema: the string is not JSON"},
 		{"not a schema", head + "output_schema = { type = 3 }\n", "a.toml:3: output_schema: not a JSON Schema: "},
 		{"loops on itself", head + "output_schema = '{\"$ref\": \"#\"}'\n", "a.toml:3: output_schema: not a usable JSON Schema: schema at the root refers back to itself ($ref) without descending into the value"},
+		{"loops on itself, spelled otherwise", head + "output_schema = '{\"$Ref\": \"#\"}'\n", "a.toml:3: output_schema: not a usable JSON Schema: schema at the root refers back to itself ($ref) without descending into the value"},
 		{"wrong type", head + "output_schema = 3\n", "a.toml:3: output_schema: must be a table or a JSON string, got an integer"},
 		{"missing file", head + "output_schema_file = \"nope.json\"\n", "a.toml:3: output_schema_file: cannot read nope.json: "},
 		{"unknown response_format", head + "params = { response_format = \"yaml\" }\n", "a.toml:3: params.response_format.type: must be text, json_object or json_schema, got \"yaml\""},

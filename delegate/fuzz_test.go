@@ -98,6 +98,7 @@ func FuzzDecodeSubagentInput(f *testing.F) {
 		`{"label":"a","task_prompt":"x","allowed_tools":["subagent"]}`, `null`, ``, `[`, `{"label":1}`,
 		`{"label":"a","task_prompt":"x","output_schema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}}`,
 		`{"label":"a","task_prompt":"x","output_schema":{"$ref":"#"}}`,
+		`{"label":"a","task_prompt":"x","output_schema":{"NOT":{"$REF":"#"}}}`,
 		`{"label":"a","task_prompt":"x","output_schema":"{}"}`,
 		`{"label":"a","task_prompt":"x","output_schema":{"type":3}}`,
 	} {

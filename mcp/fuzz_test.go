@@ -29,6 +29,7 @@ func FuzzRemoteTool(f *testing.F) {
 		// A schema that loops on itself overflowed the stack on the first
 		// call and killed deputy.
 		{`{"name":"loop","inputSchema":{"$defs":{"n":{"type":"object"}},"$ref":"#"}}`, `{"n":{}}`},
+		{`{"name":"loop2","inputSchema":{"type":"object","$rEf":"#"}}`, `{"n":{}}`},
 		{`{"name":"weird.name/with spaces ünï","inputSchema":null}`, `[1,2]`},
 		{`{"name":"` + strings.Repeat("x", 80) + `","inputSchema":{"type":"object"}}`, `"text"`},
 		{`{"name":"","inputSchema":{}}`, `{`},

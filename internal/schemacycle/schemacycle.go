@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Keywords whose schemas apply to the value itself, not to a part of it.
@@ -48,9 +50,24 @@ type finder struct {
 // value, or nil. Input that is not JSON is left to the caller's own
 // parsing and gives nil here; so does a $ref this package cannot follow
 // (the validator's resolution reports those).
+//
+// The schema checked is the one the validator sees: jsonschema-go decodes
+// keywords as encoding/json decodes struct fields, matching keys
+// case-insensitively with the last spelling winning, so {"$rEf": "#"} is
+// a $ref there though JSON Schema's keywords are case-sensitive. Check
+// decodes raw the same way and walks it re-encoded, each keyword under
+// its own spelling.
 func Check(raw []byte) error {
+	var s jsonschema.Schema
+	if json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	canonical, err := json.Marshal(&s)
+	if err != nil {
+		return nil
+	}
 	var root any
-	if json.Unmarshal(raw, &root) != nil {
+	if json.Unmarshal(canonical, &root) != nil {
 		return nil
 	}
 	fd := &finder{index: map[uintptr]*node{}, uris: map[string]*node{}}

@@ -19,6 +19,12 @@ var (
 		`{"$defs":{"a b":{"if":{"$ref":"#/$defs/a%20b"}}},"$ref":"#/$defs/a%20b"}`,
 		`{"$defs":{"a/b":{"oneOf":[{"$ref":"#/$defs/a~1b"}]}},"allOf":[{"$ref":"#/$defs/a~1b"}]}`,
 		`{"$dynamicAnchor":"m","dependentSchemas":{"k":{"$dynamicRef":"#m"}}}`,
+		// The validator reads keywords as encoding/json reads struct
+		// fields: case-insensitively, the last spelling winning.
+		`{"$rEf":"#"}`,
+		`{"NOT":{"$REF":"#"}}`,
+		`{"$DEFS":{"a":{"AllOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`,
+		`{"$ref":"#/$defs/a","$Ref":"#"}`,
 	}
 	fine = []string{
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
@@ -27,6 +33,7 @@ var (
 		`{"anyOf":[{"type":"null"},{"properties":{"x":{"$ref":"#"}}}]}`,
 		`{"$defs":{"a":{"type":"string"}},"allOf":[{"$ref":"#/$defs/a"},{"$ref":"#/$defs/a"}]}`,
 		`true`, `{`, `{"$ref":"#/nowhere"}`,
+		`{"$Ref":"#","$ref":"#/$defs/s","$defs":{"s":{"type":"string"}}}`,
 	}
 )
 
