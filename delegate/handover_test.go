@@ -2,7 +2,6 @@ package delegate_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -43,11 +42,7 @@ func (l *slowFinish) FinishRun(ctx context.Context, r *ledger.Run) error {
 // slow the disk, and so is the whole tree's when the root returns.
 func TestChildRecordedBeforeParentSeesIt(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openLedger(t)
 	led := &slowFinish{Store: st}
 	defer led.wg.Wait()
 
@@ -89,11 +84,7 @@ func TestChildRecordedBeforeParentSeesIt(t *testing.T) {
 // priced from these when it is resumed.
 func TestAnswerRecordsItsCallsCacheTokens(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openLedger(t)
 	h := newHarness(t, `
 rules:
   - match: {system: "^LEAD"}

@@ -3,6 +3,7 @@ package delegate_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/llmtest"
+	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/tool"
 	"github.com/deputyhq/deputy/tool/builtin"
 )
@@ -161,4 +163,16 @@ func decodeEnvelope(t *testing.T, s string) map[string]any {
 		t.Fatalf("not a JSON envelope: %v\n%s", err, s)
 	}
 	return m
+}
+
+// openLedger opens a SQLite ledger in the test's temporary directory,
+// closed when the test ends.
+func openLedger(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -2,13 +2,11 @@ package delegate_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/deputyhq/deputy/delegate"
-	"github.com/deputyhq/deputy/store"
 )
 
 // Two siblings running at the same time exchange values through the
@@ -101,11 +99,7 @@ rules:
 // A resumed tree gets its scratchpad back from the ledger.
 func TestScratchpadSurvivesResume(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openLedger(t)
 	lead := agentDef("lead", "LEAD")
 	lead.Scratchpad = true
 	h := newHarness(t, `

@@ -16,11 +16,7 @@ import (
 // and the same events, to the ledger and the listeners.
 func TestRecordTreeAsALocalRunWould(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openLedger(t)
 	h := newHarness(t, teamScript)
 	h.engine.Ledger = st
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/price"
-	"github.com/deputyhq/deputy/store"
 )
 
 // The lead spawns two workers, then two more. The run is cancelled while
@@ -66,11 +64,7 @@ func (p *cancelOnce) Generate(ctx context.Context, req *llm.Request, on llm.Stre
 
 func TestResumeContinuesTheTreesQuotas(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openLedger(t)
 	lead := agentDef("lead", "LEAD", "worker")
 	lead.SubAgentsConfig.Parallel = false // which child gets the last execution is then fixed
 	h := newHarness(t, quotaScript, lead, agentDef("worker", "WORKER"))
@@ -131,11 +125,7 @@ rules:
 
 func TestResumedRunPricesItsEarlierCalls(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openLedger(t)
 	lead := agentDef("lead", "LEAD", "worker")
 	h := newHarness(t, cachedResumeScript, lead, agentDef("worker", "WORKER"))
 	prov := &cancelOnce{Provider: h.prov, calls: map[string]int{}}
