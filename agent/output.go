@@ -19,6 +19,7 @@ import (
 type Output struct {
 	schema   *llm.OutputSchema
 	resolved *jsonschema.Resolved
+	guard    *schemacycle.Guard // refuses answers too costly to validate
 }
 
 // NewOutput checks and resolves a JSON Schema. name names it where a
@@ -38,7 +39,7 @@ func NewOutput(name string, schema json.RawMessage) (*Output, error) {
 	if name == "" {
 		name = "output"
 	}
-	return &Output{schema: &llm.OutputSchema{Name: name, Schema: schema}, resolved: resolved}, nil
+	return &Output{schema: &llm.OutputSchema{Name: name, Schema: schema}, resolved: resolved, guard: schemacycle.NewGuard(schema)}, nil
 }
 
 // Name returns the name providers that want one see.
@@ -74,6 +75,9 @@ func (o *Output) Check(answer string) (string, error) {
 	var v any
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
 		return "", fmt.Errorf("the answer is not one JSON value: %v", err)
+	}
+	if err := o.guard.Fits(v); err != nil {
+		return "", err
 	}
 	if err := o.resolved.Validate(v); err != nil {
 		return "", errors.New(strings.TrimPrefix(err.Error(), "validating root: "))

@@ -77,3 +77,25 @@ func TestNewOutputRejectsABadSchema(t *testing.T) {
 		t.Error("a schema whose type is a number was accepted")
 	}
 }
+
+// doublingSchema reaches the value's "a" along two paths at every level:
+// validating {"a": {"a": ...}} 40 levels deep would take 2^40 steps.
+const doublingSchema = `{"type":"object","properties":{"a":{"anyOf":[{"$ref":"#","required":["zzz"]},{"$ref":"#"}]}}}`
+
+// An answer too costly to validate against its schema is refused at once,
+// as an answer that does not match it: the model gets its repair turn, and
+// the run does not hang in the validator.
+func TestOutputRefusesAnAnswerTooCostlyToValidate(t *testing.T) {
+	out, err := agent.NewOutput("tree", json.RawMessage(doublingSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat(`{"a":`, 40) + `{}` + strings.Repeat(`}`, 40)
+	if _, err := out.Check(deep); err == nil || !strings.Contains(err.Error(), "the value is nested too deeply for its schema") {
+		t.Errorf("Check of a 40-level answer = %v, want the refusal", err)
+	}
+	shallow := strings.Repeat(`{"a":`, 3) + `{}` + strings.Repeat(`}`, 3)
+	if _, err := out.Check(shallow); err != nil {
+		t.Errorf("Check of a 3-level answer = %v", err)
+	}
+}

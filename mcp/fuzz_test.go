@@ -30,6 +30,11 @@ func FuzzRemoteTool(f *testing.F) {
 		// call and killed deputy.
 		{`{"name":"loop","inputSchema":{"$defs":{"n":{"type":"object"}},"$ref":"#"}}`, `{"n":{}}`},
 		{`{"name":"loop2","inputSchema":{"type":"object","$rEf":"#"}}`, `{"n":{}}`},
+		// A property referring to the root looped when resolved alone.
+		{`{"name":"selfprop","inputSchema":{"type":"object","properties":{"a":{"allOf":[{"$ref":"#"}]}}}}`, `{"a":{}}`},
+		// Two paths to the same argument at every level: 2^30 steps.
+		{`{"name":"doubling","inputSchema":{"type":"object","properties":{"a":{"allOf":[{"$ref":"#"},{"$ref":"#"}]}}}}`,
+			strings.Repeat(`{"a":`, 30) + `{}` + strings.Repeat(`}`, 30)},
 		{`{"name":"weird.name/with spaces ünï","inputSchema":null}`, `[1,2]`},
 		{`{"name":"` + strings.Repeat("x", 80) + `","inputSchema":{"type":"object"}}`, `"text"`},
 		{`{"name":"","inputSchema":{}}`, `{`},

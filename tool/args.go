@@ -27,6 +27,9 @@ type Schema struct {
 	props map[string]*jsonschema.Resolved
 	order []string
 	json  json.RawMessage
+	// guard refuses a value that would take the validator exponential
+	// time (internal/schemacycle); nil refuses nothing.
+	guard *schemacycle.Guard
 }
 
 // SchemaFor infers the argument schema of T, which must be a struct type.
@@ -70,7 +73,8 @@ func newSchema(s *jsonschema.Schema, strict bool) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool: encoding argument schema: %w", err)
 	}
-	out := &Schema{root: s, resolved: resolved, props: map[string]*jsonschema.Resolved{}, json: raw}
+	out := &Schema{root: s, resolved: resolved, props: map[string]*jsonschema.Resolved{}, json: raw,
+		guard: schemacycle.NewGuard(raw)}
 	out.order = s.PropertyOrder
 	if len(out.order) == 0 {
 		for name := range s.Properties {
@@ -79,6 +83,12 @@ func newSchema(s *jsonschema.Schema, strict bool) (*Schema, error) {
 		slices.Sort(out.order)
 	}
 	for name, p := range s.Properties {
+		if !strict && refers(p) {
+			// Resolved alone, its "#" would name the property itself
+			// (and {"allOf": [{"$ref": "#"}]} would loop forever): it is
+			// checked as part of the whole.
+			continue
+		}
 		r, err := p.Resolve(nil)
 		if err != nil {
 			if !strict {
@@ -89,6 +99,13 @@ func newSchema(s *jsonschema.Schema, strict bool) (*Schema, error) {
 		out.props[name] = r
 	}
 	return out, nil
+}
+
+// refers reports whether s or a schema inside it has a $ref or a
+// $dynamicRef: one that means something else when s is resolved alone.
+func refers(s *jsonschema.Schema) bool {
+	raw, err := json.Marshal(s)
+	return err != nil || bytes.Contains(raw, []byte(`"$ref":`)) || bytes.Contains(raw, []byte(`"$dynamicRef":`))
 }
 
 // JSON returns the schema as JSON, the form a llm.ToolSpec carries. The
@@ -102,6 +119,9 @@ func (s *Schema) Validate(v any) error {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return fmt.Errorf("arguments must be a JSON object, got %s", jsonKind(v))
+	}
+	if err := s.guard.Fits(v); err != nil {
+		return err
 	}
 	if closed(s.root) {
 		var unknown []string

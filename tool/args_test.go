@@ -183,3 +183,43 @@ func BenchmarkDecodeArgs(b *testing.B) {
 		}
 	}
 }
+
+// An MCP server's schema that reaches the same argument along two paths
+// at every level: the model's deeply nested arguments are refused before
+// the validator would spend 2^40 steps on them.
+func TestParsedSchemaRefusesArgumentsTooCostlyToValidate(t *testing.T) {
+	s, err := ParseSchema(json.RawMessage(`{"type":"object","properties":{"a":{"allOf":[{"$ref":"#"},{"$ref":"#"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deep any
+	if err := json.Unmarshal([]byte(strings.Repeat(`{"a":`, 40)+`{}`+strings.Repeat(`}`, 40)), &deep); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(deep); err == nil || !strings.Contains(err.Error(), "the value is nested too deeply for its schema") {
+		t.Errorf("Validate = %v, want the refusal", err)
+	}
+	if err := s.Validate(map[string]any{"a": map[string]any{}}); err != nil {
+		t.Errorf("Validate of a shallow value = %v", err)
+	}
+}
+
+// A property that refers to the root ("#") is checked as part of the whole
+// schema: resolved on its own, its "#" named the property itself, so
+// {"allOf": [{"$ref": "#"}]} looped and the first call overflowed the
+// stack, killing deputy.
+func TestParsedSchemaPropertyReferringToTheRoot(t *testing.T) {
+	s, err := ParseSchema(json.RawMessage(`{"type":"object","properties":{"a":{"allOf":[{"$ref":"#"}]},"n":{"type":"integer"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(map[string]any{"a": map[string]any{"n": 1.0}}); err != nil {
+		t.Errorf("a valid value: %v", err)
+	}
+	if err := s.Validate(map[string]any{"a": map[string]any{"n": "x"}}); err == nil {
+		t.Error("a value whose nested n is a string passed")
+	}
+	if err := s.Validate(map[string]any{"n": "x"}); err == nil || !strings.Contains(err.Error(), `field "n"`) {
+		t.Errorf("a bad n = %v, want the field named", err)
+	}
+}

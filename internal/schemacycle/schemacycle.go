@@ -6,7 +6,9 @@
 // and then overflows the stack on the first value it validates, which
 // kills the process (a Go stack overflow cannot be recovered). The
 // schemas deputy validates against come from outside (MCP servers' tool
-// schemas, agents' output_schema), so each is checked here first.
+// schemas, agents' output_schema), so each is checked here first; and
+// since some acyclic ones take exponential time on a deep value, a Guard
+// bounds the work for each value before it is validated (cost.go).
 package schemacycle
 
 import (
@@ -58,20 +60,54 @@ type finder struct {
 // decodes raw the same way and walks it re-encoded, each keyword under
 // its own spelling.
 func Check(raw []byte) error {
+	fd, _ := build(raw)
+	if fd == nil {
+		return nil
+	}
+	if c := fd.loop(); c != nil {
+		at := c.at
+		if at == "" {
+			at = "the root"
+		}
+		return fmt.Errorf("schema at %s refers back to itself ($ref) without descending into the value, so validating would never end", at)
+	}
+	return nil
+}
+
+// build decodes raw as the validator does and records its subschemas; it
+// returns a nil finder for what is not a schema, and the schema's root.
+func build(raw []byte) (*finder, any) {
 	var s jsonschema.Schema
 	if json.Unmarshal(raw, &s) != nil {
-		return nil
+		return nil, nil
 	}
 	canonical, err := json.Marshal(&s)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var root any
 	if json.Unmarshal(canonical, &root) != nil {
-		return nil
+		return nil, nil
 	}
 	fd := &finder{index: map[uintptr]*node{}, uris: map[string]*node{}}
 	fd.walk(root, &url.URL{}, "", "")
+	return fd, root
+}
+
+// refers reports whether a subschema has a $ref or a $dynamicRef.
+func (fd *finder) refers() bool {
+	for _, n := range fd.nodes {
+		for _, k := range []string{"$ref", "$dynamicRef"} {
+			if _, ok := n.m[k].(string); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// loop returns a subschema on a cycle of in-place references, or nil.
+func (fd *finder) loop() *node {
 	const (
 		unseen = iota
 		open
@@ -97,11 +133,7 @@ func Check(raw []byte) error {
 	}
 	for _, n := range fd.nodes {
 		if c := visit(n); c != nil {
-			at := c.at
-			if at == "" {
-				at = "the root"
-			}
-			return fmt.Errorf("schema at %s refers back to itself ($ref) without descending into the value, so validating would never end", at)
+			return c
 		}
 	}
 	return nil
