@@ -105,7 +105,7 @@ func newSchema(s *jsonschema.Schema, strict bool) (*Schema, error) {
 // $dynamicRef: one that means something else when s is resolved alone.
 func refers(s *jsonschema.Schema) bool {
 	raw, err := json.Marshal(s)
-	return err != nil || bytes.Contains(raw, []byte(`"$ref":`)) || bytes.Contains(raw, []byte(`"$dynamicRef":`))
+	return err != nil || schemacycle.Refers(raw)
 }
 
 // JSON returns the schema as JSON, the form a llm.ToolSpec carries. The

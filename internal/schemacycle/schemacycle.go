@@ -94,6 +94,14 @@ func build(raw []byte) (*finder, any) {
 	return fd, root
 }
 
+// Refers reports whether the schema raw, or a subschema of it, has a $ref
+// or a $dynamicRef, read as the validator reads them; false for what is
+// not a schema.
+func Refers(raw []byte) bool {
+	fd, _ := build(raw)
+	return fd != nil && fd.refers()
+}
+
 // refers reports whether a subschema has a $ref or a $dynamicRef.
 func (fd *finder) refers() bool {
 	for _, n := range fd.nodes {
