@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,9 +12,11 @@ import (
 // collections such as wshobson/agents are distributed) keep their agents
 // under ~/.claude/plugins ($CLAUDE_CONFIG_DIR/plugins), not in an agents directory: each installed
 // plugin is a directory recorded in installed_plugins.json, with its agents
-// in its agents/ subdirectory.
+// in its agents/ subdirectory, and in the files and directories its
+// manifest, .claude-plugin/plugin.json, names in agents.
 
-// maxClaudePluginsFile bounds installed_plugins.json.
+// maxClaudePluginsFile bounds installed_plugins.json and a plugin's
+// plugin.json.
 const maxClaudePluginsFile = 4 << 20
 
 // claudePluginInstall is one installation record of installed_plugins.json.
@@ -95,10 +98,87 @@ func installedFor(in claudePluginInstall, cwd string) bool {
 		if in.ProjectPath == "" || cwd == "" {
 			return false
 		}
-		rel, err := filepath.Rel(filepath.Clean(in.ProjectPath), filepath.Clean(cwd))
-		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		return inside(filepath.Clean(in.ProjectPath), filepath.Clean(cwd))
 	}
 	return false
+}
+
+// inside reports whether the clean path p is dir or below it.
+func inside(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// claudePluginManifestAgents reads the plugin.json of the Claude Code
+// plugin at root and returns what its agents field names (see
+// claudeManifestAgents), with a warning for each path that leads out of the
+// plugin, which is not read. A missing or unreadable plugin.json names
+// nothing: the file is Claude Code's, so, as with installed_plugins.json,
+// what deputy cannot read in it is left out silently.
+func claudePluginManifestAgents(root string) ([]string, Diagnostics) {
+	manifest := filepath.Join(root, ".claude-plugin", "plugin.json")
+	data, err := readLimited(manifest, maxClaudePluginsFile)
+	if err != nil {
+		return nil, nil
+	}
+	paths, outside := claudeManifestAgents(root, data)
+	var diags Diagnostics
+	for _, p := range outside {
+		diags = append(diags, Diagnostic{File: manifest, Key: "agents", Severity: Warning,
+			Message: fmt.Sprintf("%q is outside the plugin's directory; its agents are not read", p)})
+	}
+	return paths, diags
+}
+
+// claudeManifestAgents resolves the agents field of a Claude Code plugin's
+// plugin.json text data, a path or an array of paths, each an agent
+// Markdown file or a directory of them, relative to the plugin's directory
+// root (written "./custom", or with ${CLAUDE_PLUGIN_ROOT}). In Claude Code
+// these supplement the plugin's agents/ directory. It returns the paths
+// inside root (clean and absolute, each once, in order) and, as written,
+// the entries that lead outside it ("../x", an absolute path elsewhere),
+// which a plugin must not name. Anything else (no agents field, an entry
+// that is not a string, data that is not JSON) is no paths.
+func claudeManifestAgents(root string, data []byte) (paths, outside []string) {
+	// A map, not a struct: encoding/json would also take "Agents" or
+	// "AGENTS", which Claude Code's JSON.parse does not.
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return nil, nil
+	}
+	var field any
+	json.Unmarshal(m["agents"], &field) // no field, or not JSON: nil
+	var entries []string
+	switch v := field.(type) {
+	case string:
+		entries = []string{v}
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				entries = append(entries, s)
+			}
+		}
+	}
+	root = filepath.Clean(root)
+	for _, e := range entries {
+		if strings.TrimSpace(e) == "" {
+			continue
+		}
+		p := filepath.FromSlash(strings.ReplaceAll(e, "${CLAUDE_PLUGIN_ROOT}", root))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		p = filepath.Clean(p)
+		switch {
+		case !inside(root, p):
+			if !slices.Contains(outside, e) {
+				outside = append(outside, e)
+			}
+		case !slices.Contains(paths, p):
+			paths = append(paths, p)
+		}
+	}
+	return paths, outside
 }
 
 // claudeEnabledPlugins merges the enabledPlugins of Claude Code's settings

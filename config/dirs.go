@@ -26,6 +26,10 @@ const ProjectDirName = ".deputy"
 type Dir struct {
 	Path   string
 	Source string // SourceUser, SourceProject or SourceFlag
+	// PluginRoot is set when Path is the agents directory of a Claude Code
+	// plugin: the plugin's directory, whose .claude-plugin/plugin.json may
+	// name more agent files and directories, read as part of Path.
+	PluginRoot string
 }
 
 // ConfigDir returns deputy's user configuration directory:
@@ -70,7 +74,7 @@ func Dirs(cwd string, extra []string) []Dir {
 	// Claude Code's plugins' agents rank below its agents directories, as
 	// in Claude Code.
 	for _, d := range ClaudePluginAgentDirs(cwd) {
-		dirs = append(dirs, Dir{Path: d, Source: SourceClaude})
+		dirs = append(dirs, Dir{Path: d, Source: SourceClaude, PluginRoot: filepath.Dir(d)})
 	}
 	for _, d := range ClaudeDirs(cwd) {
 		dirs = append(dirs, Dir{Path: filepath.Join(d, "agents"), Source: SourceClaude})

@@ -355,3 +355,34 @@ func FuzzClaudePluginDirs(f *testing.F) {
 		}
 	})
 }
+
+func FuzzClaudeManifestAgents(f *testing.F) {
+	for _, seed := range []string{
+		`{"name": "p", "agents": "./custom/agents/"}`,
+		`{"name": "p", "version": "1.0.0", "agents": ["./agents"], "skills": ["./skills/a"]}`,
+		`{"name": "p", "agents": ["./agents/a.md", "${CLAUDE_PLUGIN_ROOT}/more", "../x.md", "/etc", "./", ".", "", 3, null]}`,
+		`{"name": "p", "Agents": "./upper", "agents": "./a", "agents": "./b"}`,
+		`{"agents": {"a": "./x"}}`, `{"agents": null}`, `{"agents": "${CLAUDE_PLUGIN_ROOT}/../up"}`,
+		`{"agents": ["a/../../b", "./a/./b/../c.md", "\\x"]}`, `[]`, `{`, ``,
+	} {
+		f.Add([]byte(seed), "/p/cache/mp/plugin/1.0")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, root string) {
+		if !filepath.IsAbs(root) {
+			return
+		}
+		paths, outside := claudeManifestAgents(root, data)
+		p2, o2 := claudeManifestAgents(root, data)
+		if d := cmp.Diff([][]string{paths, outside}, [][]string{p2, o2}); d != "" {
+			t.Errorf("not deterministic (-first +second):\n%s", d)
+		}
+		seen := map[string]bool{}
+		for _, p := range paths {
+			rel, err := filepath.Rel(filepath.Clean(root), p)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || !filepath.IsAbs(p) || seen[p] {
+				t.Errorf("path %q of %v is not inside %q once", p, paths, root)
+			}
+			seen[p] = true
+		}
+	})
+}

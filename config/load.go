@@ -141,7 +141,37 @@ func agentFiles(d Dir) ([]string, Diagnostics, error) {
 		return nil
 	}
 	err := walk(d.Path, 0)
-	return paths, diags, err
+	if d.PluginRoot == "" || err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return paths, diags, err
+	}
+	// A Claude Code plugin's manifest may name more agent files and
+	// directories, which Claude Code reads after agents/ (which the
+	// plugin need not have). One named that does not exist is skipped, as
+	// a missing agents/ is; one already read (agents/ itself, say) is not
+	// read twice.
+	extra, ds := claudePluginManifestAgents(d.PluginRoot)
+	diags = append(diags, ds...)
+	for _, p := range extra {
+		fi, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			diags = append(diags, Diagnostic{File: p, Severity: Warning, Message: "cannot read agent file: " + pathErrText(err) + "; it is left out"})
+		case fi.IsDir():
+			if err := walk(p, 0); err != nil {
+				diags = append(diags, Diagnostic{File: p, Severity: Warning, Message: "cannot read agent directory: " + pathErrText(err) + "; its agents are left out"})
+			}
+		case strings.EqualFold(filepath.Ext(p), ".md"): // Claude Code's agents are Markdown
+			paths = append(paths, p)
+		}
+	}
+	seen := map[string]bool{}
+	paths = slices.DeleteFunc(paths, func(p string) bool {
+		dup := seen[p]
+		seen[p] = true
+		return dup
+	})
+	return paths, diags, nil
 }
 
 // duplicateName is the diagnostic of an agent file whose name another file
@@ -149,7 +179,12 @@ func agentFiles(d Dir) ([]string, Diagnostics, error) {
 // Claude Code directory (its subdirectories included) Claude Code loads
 // one of the two, so deputy does too, and says which.
 func duplicateName(d Dir, a *Agent, path, first string) Diagnostic {
-	rel, err := filepath.Rel(d.Path, first)
+	base := d.Path
+	if d.PluginRoot != "" {
+		// A plugin's manifest may name files outside agents/.
+		base = d.PluginRoot
+	}
+	rel, err := filepath.Rel(base, first)
 	if err != nil {
 		rel = first
 	}

@@ -382,6 +382,88 @@ func TestClaudePluginAgents(t *testing.T) {
 	}
 }
 
+// A Claude Code plugin's manifest (.claude-plugin/plugin.json) may name
+// more agent files and directories in agents, a path or an array of paths
+// from the plugin's directory: they are read besides its agents/ directory,
+// at its rank, as Claude Code reads them. A path out of the plugin is
+// refused with a warning and never read; a plugin.json deputy cannot read
+// names nothing, and its agents/ is read all the same.
+func TestClaudePluginManifestAgents(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	cache := filepath.Join(home, ".claude", "plugins", "cache", "mp")
+	agent := func(name string) string {
+		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
+	}
+	install := func(id string) string {
+		return `"` + id + `@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, id, "1.0") + `"}]`
+	}
+	outside := filepath.Join(root, "elsewhere")
+	writeFiles(t, root, map[string]string{
+		"home/.claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {` +
+			install("str") + `, ` + install("arr") + `, ` + install("bad") + `, ` + install("nodefault") + `}}`,
+		// The string form: a directory, read whole as agents/ is.
+		"home/.claude/plugins/cache/mp/str/1.0/.claude-plugin/plugin.json": `{"name": "str", "agents": "./custom/"}`,
+		"home/.claude/plugins/cache/mp/str/1.0/agents/default.md":          agent("str-default"),
+		"home/.claude/plugins/cache/mp/str/1.0/custom/one.md":              agent("str-one"),
+		"home/.claude/plugins/cache/mp/str/1.0/custom/deep/two.md":         agent("str-two"),
+		// The array form: files and directories, ${CLAUDE_PLUGIN_ROOT}, the
+		// default directory again, paths that do not exist, paths out of the
+		// plugin; a name both agents/ and a listed file define.
+		"home/.claude/plugins/cache/mp/arr/1.0/.claude-plugin/plugin.json": `{"name": "arr", "agents": [
+  "./extra/picked.md", "${CLAUDE_PLUGIN_ROOT}/team", "./agents", "./agents/default.md", "./missing.md", "./extra/notes.txt",
+  "../../../../elsewhere/escaped.md", "` + outside + `", 7, "./extra/dup.md"]}`,
+		"home/.claude/plugins/cache/mp/arr/1.0/agents/default.md":          agent("arr-default"),
+		"home/.claude/plugins/cache/mp/arr/1.0/agents/dup.md":              agent("arr-dup"),
+		"home/.claude/plugins/cache/mp/arr/1.0/extra/picked.md":            agent("arr-picked"),
+		"home/.claude/plugins/cache/mp/arr/1.0/extra/unlisted.md":          agent("arr-unlisted"),
+		"home/.claude/plugins/cache/mp/arr/1.0/extra/notes.txt":            "not an agent",
+		"home/.claude/plugins/cache/mp/arr/1.0/extra/dup.md":               agent("arr-dup"),
+		"home/.claude/plugins/cache/mp/arr/1.0/team/lead.md":               agent("arr-lead"),
+		"elsewhere/escaped.md":                                             agent("escaped"),
+		"elsewhere/abs.md":                                                 agent("absolute"),
+		"home/.claude/plugins/cache/mp/bad/1.0/.claude-plugin/plugin.json": `{"name": "bad", "agents": `,
+		"home/.claude/plugins/cache/mp/bad/1.0/agents/kept.md":             agent("bad-kept"),
+		// No agents/ directory: the manifest's paths are read all the same.
+		"home/.claude/plugins/cache/mp/nodefault/1.0/.claude-plugin/plugin.json": `{"name": "nodefault", "agents": ["./a.md"]}`,
+		"home/.claude/plugins/cache/mp/nodefault/1.0/a.md":                       agent("nodefault-a"),
+	})
+	set, diags := LoadAgents(Dirs(root, nil), LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var names []string
+	for _, a := range set.List() {
+		names = append(names, a.Name+":"+a.Source)
+	}
+	want := []string{"arr-default:claude", "arr-dup:claude", "arr-lead:claude", "arr-picked:claude", "bad-kept:claude",
+		"nodefault-a:claude", "str-default:claude", "str-one:claude", "str-two:claude"}
+	if d := cmp.Diff(want, names); d != "" {
+		t.Errorf("agents (-want +got):\n%s", d)
+	}
+	arr := filepath.Join(cache, "arr", "1.0")
+	if a, _ := set.Get("arr-dup"); a == nil || a.Path != filepath.Join(arr, "agents", "dup.md") || len(set.Shadowed("arr-dup")) != 0 {
+		t.Errorf("arr-dup = %+v, want agents/'s, the first the plugin defines", a)
+	}
+	manifest := filepath.Join(arr, ".claude-plugin", "plugin.json")
+	wantDiags := []string{
+		manifest + `: agents: "../../../../elsewhere/escaped.md" is outside the plugin's directory; its agents are not read`,
+		manifest + `: agents: "` + outside + `" is outside the plugin's directory; its agents are not read`,
+		filepath.Join(arr, "extra", "dup.md") + `:2: name: agent "arr-dup" is also defined in ` + filepath.Join("agents", "dup.md") +
+			`, which is used (Claude Code, too, loads only one of them); this file is ignored`,
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.String())
+	}
+	if d := cmp.Diff(wantDiags, got); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}
+
 // A Claude Code agent's skills are preloaded as Claude Code preloads them:
 // each skill's text, after the agent's own skill's, from the skill
 // directories (.claude/skills/NAME/SKILL.md among them); one that is not
