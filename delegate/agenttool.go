@@ -56,6 +56,10 @@ func (e *Engine) AgentTool(a *config.Agent, name, description string) tool.Tool 
 		if env.OK() {
 			return tool.Text(env.Output), nil
 		}
+		if errors.Is(env.Err, ErrPolicy) {
+			// A refusal, as the guard's read: nothing ran to retry.
+			return tool.Errorf("Error: %s", env.Error), nil
+		}
 		return tool.Errorf("Error: %s failed — %s. You may retry or proceed without this result.", name, env.Error), nil
 	})
 }
@@ -104,7 +108,7 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 	start := time.Now()
 	id := ledger.NewID()
 	s := &Scope{RunID: id, ParentID: parent.RunID, RootID: tree.RootID, Depth: parent.Depth + 1, Kind: KindTool, Label: label,
-		Started: start, Workdir: parent.Workdir, Model: parent.Model, tree: tree, mcpOwner: parent.mcpOwner}
+		Started: start, Workdir: parent.Workdir, Model: parent.Model, tree: tree, mcpOwner: parent.mcpOwner, inSubquery: parent.inSubquery}
 	s.Deadline = tree.deadline(time.Time{})
 	if d, ok := ctx.Deadline(); ok && (s.Deadline.IsZero() || d.Before(s.Deadline)) {
 		s.Deadline = d

@@ -217,6 +217,9 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 		err := errors.New("delegation outside a run: no caller scope")
 		return &Envelope{Kind: r.kind, Label: r.label, Status: StatusError, Error: err.Error(), Err: err}
 	}
+	if parent.inSubquery {
+		return e.refuseBelowSubquery(ctx, parent, r)
+	}
 	if env, ok := e.respawn(ctx, parent, r); ok {
 		return env
 	}
@@ -225,6 +228,26 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 	}
 	id := ledger.NewID()
 	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})
+}
+
+// refuseBelowSubquery refuses an agent run that a subquery would start.
+// A subquery is a leaf at depth 1 (llm-tool-specializations.md: no nested
+// sub-agents, depth above 1 refused). The guard refuses the delegation
+// tools it knows by name; this catches every other way to start one, such
+// as an AgentTool a library adds to the caller's tools, which a subquery
+// inherits. Nothing is reserved, recorded or run.
+//
+//go:noinline
+func (e *Engine) refuseBelowSubquery(ctx context.Context, parent *Scope, r *run) *Envelope {
+	name := r.label
+	if c := agent.ToolCallFrom(ctx); c != nil {
+		name = c.Name
+	}
+	err := subqueryDepthViolation(name)
+	ev := scopeEvent(EventRefused, parent)
+	ev.Tool, ev.Error = name, err.Error()
+	e.emit(&ev)
+	return &Envelope{Kind: r.kind, Label: r.label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusError, Error: err.Error(), Err: err, StartedAt: time.Now()}
 }
 
 // refuseSpawn is the envelope and event of a child the tree's quotas
@@ -256,8 +279,10 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	start := time.Now()
 	s := &Scope{RunID: id, RootID: tree.RootID, Kind: r.kind, Label: r.label, Workdir: r.workdir, Started: start,
 		Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree, mcpOwner: r.agent}
+	s.inSubquery = r.kind == KindSubquery
 	if parent != nil {
 		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
+		s.inSubquery = s.inSubquery || parent.inSubquery
 		if s.mcpOwner == nil {
 			s.mcpOwner = parent.mcpOwner
 		}

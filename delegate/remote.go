@@ -169,7 +169,7 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 	r.base = base
 	s := &Scope{RunID: spec.RunID, ParentID: spec.ParentID, RootID: spec.RootID, Depth: spec.Depth, Kind: spec.Kind,
 		Label: spec.Label, Workdir: spec.Workdir, Model: spec.Model, agent: r.agent, base: base, subagentOn: spec.SubagentOn,
-		tree: newTree(spec.RootID, e.Quotas, e.Concurrency), mcpOwner: owner}
+		tree: newTree(spec.RootID, e.Quotas, e.Concurrency), mcpOwner: owner, inSubquery: spec.Kind == KindSubquery}
 	narrowMaxDepth(s, spec.MaxDepth, spec.DepthCap)
 	return s, r, nil
 }

@@ -65,6 +65,9 @@ type Scope struct {
 	// subagentOn says whether this run may use the subagent tool at all
 	// (offered while depth allows).
 	subagentOn bool
+	// inSubquery says this run is a subquery or runs below one (a function
+	// tool it called): it may start no agent (spawn).
+	inSubquery bool
 
 	tree *Tree
 	// provider and ref are the run's model as Models.ForModel resolved it

@@ -7,6 +7,8 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/tool"
+	"github.com/deputyhq/deputy/tool/builtin"
 )
 
 func specs() []config.Specialization {
@@ -163,5 +165,50 @@ func TestSpecializationNamedInToolsAndDescriptionCap(t *testing.T) {
 	}
 	if sub := h.prov.requests("You are answering")[0]; !strings.Contains(sub.System, "END OF PATCH") {
 		t.Error("the subquery lost the end of its patch")
+	}
+}
+
+// A subquery starts no agent, whatever tool would start it: an AgentTool a
+// library adds to the caller's tools reaches the subquery with them, and is
+// refused with the policy's depth message before anything runs.
+func TestSubqueryStartsNoAgentThroughAnAgentTool(t *testing.T) {
+	lead := agentDef("lead", "You are the lead.")
+	lead.Tools = []string{"llm_query", "ask_reviewer"}
+	reviewer := agentDef("reviewer", "You are the reviewer.")
+	h := newHarness(t, `
+rules:
+  - match: {system: "^You are the lead", last_role: user}
+    reply: {tool_calls: [{name: llm_query, arguments: {query: "nest"}}]}
+  - match: {system: "^You are the lead", last_role: tool}
+    reply: {text: "{{ index .ToolResults 0 }}"}
+  - match: {system: "^You are answering", last_role: user}
+    reply: {tool_calls: [{name: ask_reviewer, arguments: {task: "look"}}]}
+  - match: {system: "^You are answering", last_role: tool}
+    reply: {text: "{{ index .ToolResults 0 }}"}
+  - match: {system: "^You are the reviewer"}
+    reply: {text: "looks fine"}
+`, lead, reviewer)
+	e := h.engine
+	e.Tools = func(workdir string) *tool.Registry {
+		r := builtin.New(builtin.Options{Workdir: workdir})
+		_ = r.Add(e.AgentTool(reviewer, "ask_reviewer", ""))
+		return r
+	}
+	env := h.run(lead, "go")
+	if want := "Error: Subquery policy violation: execution_depth must be <= 1 for llm_query specializations"; env.Output != want {
+		t.Errorf("output %q, want %q", env.Output, want)
+	}
+	if n := len(h.prov.requests("You are the reviewer")); n != 0 {
+		t.Errorf("the reviewer was asked %d times below a subquery", n)
+	}
+	if n := len(h.eventsOf(delegate.EventSpawn)); n != 1 {
+		t.Errorf("%d spawns, want the subquery's only", n)
+	}
+	if len(env.Children) != 1 || len(env.Children[0].Children) != 0 {
+		t.Errorf("tree %+v", env.Children)
+	}
+	refused := h.eventsOf(delegate.EventRefused)
+	if len(refused) != 1 || refused[0].Tool != "ask_reviewer" {
+		t.Errorf("refused events %+v", refused)
 	}
 }
