@@ -45,12 +45,23 @@ func FuzzCallAgentArgs(f *testing.F) {
 func FuzzQueryArgs(f *testing.F) {
 	for _, s := range []string{
 		`{"query":"what is 2+2"}`, `{"query":""}`, `{"query":"  \n"}`, `{"query":1}`, `{}`, `null`, ``, `{"q":"x"}`,
+		`{"Query":"x"}`, `{"query":"x","context":"y"}`, `"x"`, `[1]`, `{"query":null}`, `{"query":"x","query":""}`, `{"query":"x"`,
 	} {
 		f.Add([]byte(s))
 	}
 	plain := &queryTool{e: &Engine{}}
 	sp := &queryTool{e: &Engine{}, spec: &config.Specialization{ToolName: "summarize", SystemPromptPatch: "Summarize."}}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		// What decodeQuery lets through is an object whose only field
+		// is a non-blank query string.
+		if q, bad := decodeQuery("llm_query", raw); bad == nil {
+			var obj map[string]any
+			if err := json.Unmarshal(raw, &obj); err != nil || len(obj) != 1 || obj["query"] != q || strings.TrimSpace(q) == "" {
+				t.Fatalf("decodeQuery(%s) accepted query %q", raw, q)
+			}
+		} else if !bad.IsError || !strings.HasPrefix(bad.Content, "Error: ") {
+			t.Fatalf("decodeQuery(%s) = %+v", raw, bad)
+		}
 		for _, tl := range []*queryTool{plain, sp} {
 			res, err := tl.Run(context.Background(), json.RawMessage(raw))
 			if err != nil {

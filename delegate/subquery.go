@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,8 +74,54 @@ var querySchema = json.RawMessage(`{
   "properties": {
     "query": {"type": "string", "minLength": 1, "description": "The self-contained question or task for the subquery"}
   },
-  "required": ["query"]
+  "required": ["query"],
+  "additionalProperties": false
 }`)
+
+// queryArgsSchema checks a call's arguments against querySchema, with the
+// messages every deputy tool gives (tool.Schema).
+var queryArgsSchema = sync.OnceValue(func() *tool.Schema {
+	s, err := tool.ParseSchema(querySchema)
+	if err != nil {
+		panic("delegate: llm_query schema: " + err.Error())
+	}
+	return s
+})
+
+// decodeQuery returns the query of a call, or the error result the model
+// reads. The query is the only argument: another field is refused rather
+// than dropped (a "context" meant for the subquery would be lost), and a
+// key is matched exactly, as the provider's schema check would match it.
+func decodeQuery(name string, raw json.RawMessage) (string, *tool.Result) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		r := tool.Errorf("Error: invalid arguments for %s: %v", name, err)
+		return "", &r
+	}
+	if v == nil {
+		v = map[string]any{}
+	}
+	// No query, or a blank one, and nothing else: the documented message.
+	// With other fields, the schema's names the field that is wrong
+	// ("Query" is not "query").
+	if obj, ok := v.(map[string]any); ok {
+		q, has := obj["query"]
+		text, isString := q.(string)
+		if len(obj) == 0 || len(obj) == 1 && has && (q == nil || isString && strings.TrimSpace(text) == "") {
+			r := tool.Errorf("Error: %s needs a non-empty query", name)
+			return "", &r
+		}
+	}
+	if err := queryArgsSchema().Validate(v); err != nil {
+		r := tool.Errorf("Error: invalid arguments for %s: %v", name, err)
+		return "", &r
+	}
+	return v.(map[string]any)["query"].(string), nil
+}
 
 // subquerySystemPrompt starts every subquery's system prompt.
 const subquerySystemPrompt = `You are answering a delegated subquery. You cannot delegate further and cannot ask the user; answer the query directly and completely, using your tools where they help.`
@@ -102,14 +149,9 @@ func (t *queryTool) Spec() llm.ToolSpec {
 }
 
 func (t *queryTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Query string `json:"query"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return tool.Errorf("Error: invalid arguments for %s: %v", t.name(), err), nil
-	}
-	if strings.TrimSpace(in.Query) == "" {
-		return tool.Errorf("Error: %s needs a non-empty query", t.name()), nil
+	query, bad := decodeQuery(t.name(), raw)
+	if bad != nil {
+		return *bad, nil
 	}
 	opts := QueryOptions{Scope: KindSubquery, Depth: 1}
 	if t.spec != nil {
@@ -123,7 +165,7 @@ func (t *queryTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, 
 	if err != nil {
 		return tool.Errorf("Error: %v", err), nil
 	}
-	env := t.e.subquery(ctx, t.name(), t.spec, opts, in.Query)
+	env := t.e.subquery(ctx, t.name(), t.spec, opts, query)
 	if env.OK() {
 		return tool.Text(env.Output), nil
 	}

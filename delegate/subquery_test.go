@@ -212,3 +212,42 @@ rules:
 		t.Errorf("refused events %+v", refused)
 	}
 }
+
+// Bad arguments of llm_query and of a specialization are refused with a
+// message the model can act on, and nothing runs: the query is the only
+// field and is matched exactly, as the offered schema says.
+func TestQueryArgumentErrors(t *testing.T) {
+	root := queryRoot()
+	h := newHarness(t, `
+rules:
+  - match: {system: "^ROOT", last_role: user}
+    reply:
+      tool_calls:
+        - {name: llm_query, arguments: '{}'}
+        - {name: llm_query, arguments: '{"query": " "}'}
+        - {name: llm_query, arguments: '{"query": 5}'}
+        - {name: llm_query, arguments: '"what is 2+2"'}
+        - {name: llm_query, arguments: '{"Query": "what is 2+2"}'}
+        - {name: code_review_llm, arguments: '{"query": "review", "context": "the diff"}'}
+        - {name: code_review_llm, arguments: '{"query": "review"'}
+  - {match: {system: "^ROOT", last_role: tool}, reply: {text: "{{ join .ToolResults \"\\n\" }}"}}
+  - {reply: {text: "ran"}}
+`, root)
+	h.engine.Specializations = specs()
+	env := h.run(root, "go")
+	want := strings.Join([]string{
+		"Error: llm_query needs a non-empty query",
+		"Error: llm_query needs a non-empty query",
+		`Error: invalid arguments for llm_query: field "query": expected string, got integer`,
+		"Error: invalid arguments for llm_query: arguments must be a JSON object, got string",
+		`Error: invalid arguments for llm_query: unknown field "Query" (expected fields: query)`,
+		`Error: invalid arguments for code_review_llm: unknown field "context" (expected fields: query)`,
+		"Error: invalid arguments for code_review_llm: unexpected end of JSON input",
+	}, "\n")
+	if env.Output != want {
+		t.Errorf("results\n%s\nwant\n%s", env.Output, want)
+	}
+	if n := len(h.eventsOf(delegate.EventSpawn)); n != 0 {
+		t.Errorf("%d spawns; bad arguments must start nothing", n)
+	}
+}
