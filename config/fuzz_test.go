@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -307,7 +308,7 @@ func FuzzParseSpecializations(f *testing.F) {
 				// The last value of a repeated key is the one used
 				// (checked where the environment plays no part).
 				if k := last[s.ToolName]["session_id"]; k.literal || !strings.Contains(k.value, "$") {
-					if s.SessionID != strings.TrimSpace(k.value) {
+					if s.SessionID != strings.ToValidUTF8(strings.TrimSpace(k.value), "\uFFFD") {
 						t.Fatalf("session_id = %q, last written %q", s.SessionID, k.value)
 					}
 				}
@@ -327,6 +328,10 @@ func FuzzParseSpecializations(f *testing.F) {
 			names[s.ToolName] = true
 			if s.SystemPromptPatch == "" || s.SessionID == "" || s.SkillName == "" || s.Skill == nil || s.ContextWindow < 0 {
 				t.Errorf("incomplete specialization accepted: %+v", s)
+			}
+			// What reaches the model and the ledger is text.
+			if !utf8.ValidString(s.SystemPromptPatch) || !utf8.ValidString(s.SessionID) {
+				t.Errorf("invalid UTF-8 accepted: %+v", s)
 			}
 		}
 	})

@@ -5,8 +5,11 @@ import (
 	"unicode"
 )
 
-// INI files are read the way std::slop's own ParseIni reads them, so that a
-// std::slop user's file loads unchanged:
+// INI files are read by the rules of std::slop's own ParseIni, so that a
+// std::slop user's file loads unchanged. Where ParseIni would lose what the
+// user wrote, deputy reads more (docs/compatibility.md): ParseIni cuts a
+// value at its first '#' or ';' wherever it stands, has no quoting, takes
+// a header only from a line ending in ']' and keeps a byte order mark.
 //
 //   - a line whose first non-blank character is '#' or ';' is a comment;
 //   - "[name]" opens a section; blanks around the name inside the brackets

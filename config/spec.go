@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // SpecSectionPrefix starts the name of every INI section that defines an
@@ -216,12 +217,22 @@ func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string
 	}
 	value := func(k string) string {
 		key := keys[k]
-		if key.literal {
-			return key.value
+		v := key.value
+		if !key.literal {
+			var unset []string
+			v, unset = expandINIValue(v, lookup)
+			for _, name := range unset {
+				sink.warnf(key.line, "", "%s%s: $%s is not set; it expands to nothing", label, k, name)
+			}
 		}
-		v, unset := expandINIValue(key.value, lookup)
-		for _, name := range unset {
-			sink.warnf(key.line, "", "%s%s: $%s is not set; it expands to nothing", label, k, name)
+		// A file in another encoding (Latin-1 "Caf\xe9") would reach
+		// the model with each bad byte silently replaced when the request
+		// is encoded (std::slop's JSON encoder does the same): replace
+		// them here, once, so the ledger and the model see one text, and
+		// say so.
+		if !utf8.ValidString(v) {
+			sink.warnf(key.line, "", "%s%s is not valid UTF-8; each invalid byte sequence is read as U+FFFD (save the file as UTF-8)", label, k)
+			v = strings.ToValidUTF8(v, "\uFFFD")
 		}
 		return v
 	}

@@ -392,3 +392,43 @@ no key here, and none needed
 		}
 	}
 }
+
+// A file in another encoding loads: each invalid byte sequence of a value
+// is read as U+FFFD, with one warning naming the key, so the text the
+// model gets is the text deputy shows and records.
+func TestParseSpecializationsNotUTF8(t *testing.T) {
+	src := "[llm_tool_x]\nsystem_prompt_patch = Caf\xe9 review\nsession_id = caf\xe9\xe9\nskill = code_reviewer\n"
+	var warnings []string
+	opts := testSpecOptions
+	opts.Warn = func(d Diagnostic) { warnings = append(warnings, d.String()) }
+	specs, err := ParseSpecializations([]byte(src), "f.ini", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, s := specs[0].SystemPromptPatch, specs[0].SessionID; p != "Caf\uFFFD review" || s != "caf\uFFFD" {
+		t.Errorf("patch %q, session %q", p, s)
+	}
+	want := []string{
+		"f.ini:2: [llm_tool_x]: system_prompt_patch is not valid UTF-8; each invalid byte sequence is read as U+FFFD (save the file as UTF-8)",
+		"f.ini:3: [llm_tool_x]: session_id is not valid UTF-8; each invalid byte sequence is read as U+FFFD (save the file as UTF-8)",
+	}
+	if d := cmp.Diff(want, warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+}
+
+// Line ends and a byte order mark as editors write them: CRLF, a BOM
+// before the first header, a comment after a header, tabs around '='.
+func TestParseSpecializationsLineEnds(t *testing.T) {
+	src := "\ufeff[llm_tool_x] ; first\r\nsystem_prompt_patch\t=\tp = q # note\r\nsession_id =s\r\nskill= code_reviewer\r\ncontext_window = 3\r\n"
+	var warnings []string
+	opts := testSpecOptions
+	opts.Warn = func(d Diagnostic) { warnings = append(warnings, d.String()) }
+	specs, err := ParseSpecializations([]byte(src), "f.ini", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 1 || specs[0].ToolName != "x" || specs[0].SystemPromptPatch != "p = q" || specs[0].SessionID != "s" || specs[0].ContextWindow != 3 || len(warnings) != 0 {
+		t.Errorf("%+v, warnings %q", specs, warnings)
+	}
+}
