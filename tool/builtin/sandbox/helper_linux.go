@@ -192,7 +192,11 @@ func inner(p Policy, argv []string) int {
 		fmt.Fprintln(os.Stderr, "deputy sandbox:", err)
 		return 127
 	}
-	err = syscall.Exec(path, argv, os.Environ())
+	env := os.Environ()
+	if ABI() > 0 {
+		env = gitGlobalConfig(env)
+	}
+	err = syscall.Exec(path, argv, env)
 	fmt.Fprintln(os.Stderr, "deputy sandbox: exec:", err)
 	return 126
 }
@@ -203,4 +207,61 @@ func readAccess(path string) landlock.AccessFSSet {
 		return landlock.AccessFSSet(llsys.AccessFSReadFile)
 	}
 	return landlock.AccessFSSet(llsys.AccessFSReadFile | llsys.AccessFSReadDir | llsys.AccessFSExecute)
+}
+
+// gitGlobalConfig keeps git working under the restriction just applied.
+// git reads the user's global configuration ($HOME/.gitconfig and
+// $XDG_CONFIG_HOME/git/config, or ~/.config/git/config) and stops with
+// "fatal: unknown error occurred while reading the configuration files"
+// when one exists but may not be read, which is the case for every file of
+// the home directory the user did not grant. So when one is denied, git is
+// pointed at a global configuration it may read (GIT_CONFIG_GLOBAL): the
+// one the user granted, ~/.gitconfig first as git lets it win, else none
+// (/dev/null). A GIT_CONFIG_GLOBAL the user passed on is left alone. This
+// runs after Landlock is applied, so "may be read" is the kernel's answer,
+// not a guess from the policy.
+func gitGlobalConfig(env []string) []string {
+	get := func(name string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	if get("GIT_CONFIG_GLOBAL") != "" {
+		return env
+	}
+	home := get("HOME")
+	xdg := get("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var candidates []string // in the order git prefers them
+	if home != "" {
+		candidates = append(candidates, filepath.Join(home, ".gitconfig"))
+	}
+	if xdg != "" {
+		candidates = append(candidates, filepath.Join(xdg, "git", "config"))
+	}
+	use, denied := "", false
+	for _, c := range candidates {
+		f, err := os.Open(c)
+		switch {
+		case err == nil:
+			f.Close()
+			if use == "" {
+				use = c
+			}
+		case errors.Is(err, os.ErrPermission):
+			denied = true
+		}
+	}
+	if !denied {
+		return env
+	}
+	if use == "" {
+		use = os.DevNull
+	}
+	return append(env, "GIT_CONFIG_GLOBAL="+use)
 }
