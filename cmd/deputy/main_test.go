@@ -46,8 +46,11 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup:               setupScript,
 		Condition: func(cond string) (bool, error) {
-			if cond == "tmux" {
+			switch cond {
+			case "tmux":
 				return hasTmux(), nil
+			case "landlock":
+				return sandbox.ABI() > 0, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
