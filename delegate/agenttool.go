@@ -40,7 +40,7 @@ func (e *Engine) AgentTool(a *config.Agent, name, description string) tool.Tool 
 	if description == "" {
 		description = "Delegate a task to the " + a.Name + " agent; it works on its own and returns only its final result."
 	}
-	return tool.New(name, description, func(ctx context.Context, in agentToolArgs) (tool.Result, error) {
+	return agentTool{name: name, Tool: tool.New(name, description, func(ctx context.Context, in agentToolArgs) (tool.Result, error) {
 		if strings.TrimSpace(in.Task) == "" {
 			return tool.Errorf("Error: %s needs a non-empty task.", name), nil
 		}
@@ -61,7 +61,34 @@ func (e *Engine) AgentTool(a *config.Agent, name, description string) tool.Tool 
 			return tool.Errorf("Error: %s", env.Error), nil
 		}
 		return tool.Errorf("Error: %s failed — %s. You may retry or proceed without this result.", name, env.Error), nil
-	})
+	})}
+}
+
+// agentTool marks a tool AgentTool made: it starts an agent, so a
+// subquery, which may start none, is not offered it.
+type agentTool struct {
+	tool.Tool
+	name string
+}
+
+// Name is the tool's name, without inferring its schema (tool.Name).
+func (t agentTool) Name() string { return t.name }
+
+// withoutAgentTools is r without ask_user and the tools that start an
+// agent: what a subquery inherits of its caller's tools.
+func withoutAgentTools(r *tool.Registry) *tool.Registry {
+	drop := []string{ToolAskUser}
+	for _, n := range r.Names() {
+		if t, _ := r.Get(n); isAgentTool(t) {
+			drop = append(drop, n)
+		}
+	}
+	return r.Without(drop...)
+}
+
+func isAgentTool(t tool.Tool) bool {
+	_, ok := t.(agentTool)
+	return ok
 }
 
 // FuncTool wraps a Go function with typed input and output as a tool. The

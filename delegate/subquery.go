@@ -198,7 +198,7 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 	}
 	base := caller.base
 	if base != nil {
-		base = base.Without(ToolAskUser)
+		base = withoutAgentTools(base)
 	}
 	r := run{kind: KindSubquery, label: name, system: system, base: base, model: caller.Model,
 		messages: append(history, llm.UserMessage(query)), historyLen: len(history), task: query,

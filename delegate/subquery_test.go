@@ -1,6 +1,8 @@
 package delegate_test
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -168,12 +170,14 @@ func TestSpecializationNamedInToolsAndDescriptionCap(t *testing.T) {
 	}
 }
 
-// A subquery starts no agent, whatever tool would start it: an AgentTool a
-// library adds to the caller's tools reaches the subquery with them, and is
-// refused with the policy's depth message before anything runs.
+// A subquery starts no agent, whatever tool would start it. An AgentTool a
+// library adds to the caller's tools is left out of the subquery's tools,
+// and refused when called anyway; called from a function tool the
+// subquery runs, it is refused with the policy's depth message. Nothing
+// runs below the subquery but the function.
 func TestSubqueryStartsNoAgentThroughAnAgentTool(t *testing.T) {
 	lead := agentDef("lead", "You are the lead.")
-	lead.Tools = []string{"llm_query", "ask_reviewer"}
+	lead.Tools = []string{"llm_query", "ask_reviewer", "relay"}
 	reviewer := agentDef("reviewer", "You are the reviewer.")
 	h := newHarness(t, `
 rules:
@@ -182,34 +186,56 @@ rules:
   - match: {system: "^You are the lead", last_role: tool}
     reply: {text: "{{ index .ToolResults 0 }}"}
   - match: {system: "^You are answering", last_role: user}
-    reply: {tool_calls: [{name: ask_reviewer, arguments: {task: "look"}}]}
+    reply: {tool_calls: [{name: ask_reviewer, arguments: {task: "look"}}, {name: relay, arguments: {task: "look"}}]}
   - match: {system: "^You are answering", last_role: tool}
-    reply: {text: "{{ index .ToolResults 0 }}"}
+    reply: {text: "{{ join .ToolResults \" | \" }}"}
   - match: {system: "^You are the reviewer"}
     reply: {text: "looks fine"}
 `, lead, reviewer)
 	e := h.engine
+	type relayIn struct {
+		Task string `json:"task"`
+	}
+	type relayOut struct {
+		Answer string `json:"answer"`
+	}
 	e.Tools = func(workdir string) *tool.Registry {
 		r := builtin.New(builtin.Options{Workdir: workdir})
-		_ = r.Add(e.AgentTool(reviewer, "ask_reviewer", ""))
+		ask := e.AgentTool(reviewer, "ask_reviewer", "")
+		_ = r.Add(ask)
+		_ = r.Add(delegate.FuncTool(e, "relay", "Pass a task to the reviewer.", func(ctx context.Context, in relayIn) (relayOut, error) {
+			res, err := ask.Run(ctx, json.RawMessage(`{"task": "look"}`))
+			return relayOut{Answer: res.Content}, err
+		}))
 		return r
 	}
 	env := h.run(lead, "go")
-	if want := "Error: Subquery policy violation: execution_depth must be <= 1 for llm_query specializations"; env.Output != want {
-		t.Errorf("output %q, want %q", env.Output, want)
+	want := "Error: tool 'ask_reviewer' is not available to this agent. Available tools: relay" +
+		` | {"answer":"Error: Subquery policy violation: execution_depth must be \u003c= 1 for llm_query specializations"}`
+	if env.Output != want {
+		t.Errorf("output %q\nwant   %q", env.Output, want)
+	}
+	sub := h.prov.requests("You are answering")[0]
+	if got := toolNames(sub); !slices.Equal(got, []string{"relay"}) {
+		t.Errorf("subquery offered %v", got)
 	}
 	if n := len(h.prov.requests("You are the reviewer")); n != 0 {
 		t.Errorf("the reviewer was asked %d times below a subquery", n)
 	}
-	if n := len(h.eventsOf(delegate.EventSpawn)); n != 1 {
-		t.Errorf("%d spawns, want the subquery's only", n)
+	for _, s := range h.eventsOf(delegate.EventSpawn) {
+		if s.Kind == delegate.KindCallAgent {
+			t.Errorf("an agent was spawned: %+v", s)
+		}
 	}
-	if len(env.Children) != 1 || len(env.Children[0].Children) != 0 {
-		t.Errorf("tree %+v", env.Children)
+	var refused []string
+	for _, ev := range h.eventsOf(delegate.EventRefused) {
+		refused = append(refused, ev.Tool)
 	}
-	refused := h.eventsOf(delegate.EventRefused)
-	if len(refused) != 1 || refused[0].Tool != "ask_reviewer" {
-		t.Errorf("refused events %+v", refused)
+	// The guard refuses the model's ask_reviewer; the spawn, the model's
+	// relay call it came from. The two calls run at once, in either order.
+	slices.Sort(refused)
+	if !slices.Equal(refused, []string{"ask_reviewer", "relay"}) {
+		t.Errorf("refused events for %v", refused)
 	}
 }
 
