@@ -127,7 +127,7 @@ func checkProvider(sink *diagSink, name string, p *providerFile) {
 	if p.BaseURL != nil {
 		u, err := url.Parse(*p.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			sink.errorf(0, "", "%s.base_url must be an http or https URL (got %q)", key, *p.BaseURL)
+			sink.errorf(0, "", "%s.base_url must be an http or https URL (got %q)", key, llm.RedactURL(*p.BaseURL))
 		}
 	}
 	// The value is never shown: someone who put the key itself here has

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -169,6 +170,21 @@ func (s *Secrets) Error(err error) error {
 		}
 	}
 	return &out
+}
+
+// RedactURL returns a URL for a message: the password of its userinfo
+// masked (url.URL.Redacted). A string that does not even parse loses its
+// whole userinfo, since a mistyped URL may still carry credentials.
+func RedactURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		if j := strings.Index(s, "://"); j >= 0 && j < i {
+			return s[:j+3] + "xxxxx" + s[i:]
+		}
+	}
+	return s
 }
 
 // redactedError stands for an error whose text held a secret.

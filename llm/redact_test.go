@@ -69,3 +69,18 @@ func TestSecretsError(t *testing.T) {
 		t.Fatal("clean error was replaced")
 	}
 }
+
+func TestRedactURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"http://u:pw@host/v1", "http://u:xxxxx@host/v1"},
+		{"ftp://u:pw@host", "ftp://u:xxxxx@host"},
+		{"http://host/v1", "http://host/v1"},
+		// Does not parse (bad escape): the whole userinfo goes.
+		{"http://u:p@ss%zz@host/", "http://xxxxx@host/"},
+		{"not a url %zz", "not a url %zz"},
+	} {
+		if got := llm.RedactURL(c.in); got != c.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/workspace"
 )
@@ -188,7 +189,7 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 			}
 			key = fmt.Sprintf("key in $%s (%s)", p.APIKeyEnv, state)
 		}
-		kv("providers."+name, p.BaseURL, p.Type+", "+key)
+		kv("providers."+name, llm.RedactURL(p.BaseURL), p.Type+", "+key)
 	}
 	kv("concurrency", s.Concurrency, noteIf(s.Concurrency == 0, "no cap: each provider's adaptive limit"))
 	kv("max_turns", s.MaxTurns, "")

@@ -43,7 +43,7 @@ func New(opts Options) (*Provider, error) {
 	if base := normalizeBaseURL(opts.BaseURL); base != "" {
 		u, err := url.Parse(base)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s: base URL %q must be an absolute http(s) URL", name, opts.BaseURL)
+			return nil, fmt.Errorf("%s: base URL %q must be an absolute http(s) URL", name, llm.RedactURL(opts.BaseURL))
 		}
 		ro = append(ro, option.WithBaseURL(base))
 	}

@@ -40,7 +40,7 @@ func New(opts Options) (*Provider, error) {
 	}
 	base := normalizeBaseURL(opts.BaseURL)
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: base URL %q must be an absolute http(s) URL", name, opts.BaseURL)
+		return nil, fmt.Errorf("%s: base URL %q must be an absolute http(s) URL", name, llm.RedactURL(opts.BaseURL))
 	}
 	headers := http.Header{}
 	for k, v := range opts.Headers {

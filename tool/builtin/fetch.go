@@ -188,7 +188,7 @@ func (f *fetchTool) fetch(ctx context.Context, a fetchArgs) (tool.Result, error)
 	e := f.e
 	u, err := url.Parse(strings.TrimSpace(a.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return tool.Errorf("%q is not an http or https URL", redactURLString(a.URL)), nil
+		return tool.Errorf("%q is not an http or https URL", llm.RedactURL(a.URL)), nil
 	}
 	shown := u.Redacted()
 	if numericHost(u.Hostname()) {
@@ -331,17 +331,4 @@ func bodyText(mt string, body []byte) string {
 		return htmlToText(body)
 	}
 	return strings.ToValidUTF8(string(body), "\uFFFD")
-}
-
-// redactURLString hides userinfo in a string that may not even parse.
-func redactURLString(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	if i := strings.Index(s, "@"); i >= 0 {
-		if j := strings.Index(s, "://"); j >= 0 && j < i {
-			return s[:j+3] + "xxxxx" + s[i:]
-		}
-	}
-	return s
 }
