@@ -22,6 +22,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )
 
@@ -332,6 +333,12 @@ type remote struct {
 	err      error // why it is StateFailed
 	restarts int
 	done     chan struct{} // closed when the session ends
+	// secrets are what the server's configuration holds that no message
+	// may show (set by transport): the values its ${VAR}s expanded to in
+	// its URL, headers, env and args, and its headers' values. An
+	// unreachable server's error repeats its URL, query and all, and its
+	// stderr may repeat its env.
+	secrets *llm.Secrets
 }
 
 func (r *remote) currentState() string {
@@ -426,7 +433,7 @@ func (r *remote) failure(what string, err error) error {
 			msg += "\nits stderr ends with:\n" + tail
 		}
 	}
-	return errors.New(msg)
+	return errors.New(r.secrets.Redact(msg))
 }
 
 // transport builds the SDK transport for the server, expanding ${VAR}
@@ -434,12 +441,14 @@ func (r *remote) failure(what string, err error) error {
 // expanded values live only in the process and the requests.
 func (r *remote) transport() (sdk.Transport, error) {
 	c := r.cfg
+	x := &expander{}
+	defer func() { r.secrets = llm.NewSecrets(x.values...) }()
 	switch c.Transport {
 	case config.MCPStdio:
-		cmd := exec.Command(expand(c.Command), expandAll(c.Args)...)
+		cmd := exec.Command(expand(c.Command), x.all(c.Args)...)
 		cmd.Env = os.Environ()
 		for k, v := range c.Env {
-			cmd.Env = append(cmd.Env, k+"="+expand(v))
+			cmd.Env = append(cmd.Env, k+"="+x.expand(v))
 		}
 		if c.Cwd != "" {
 			dir := expand(c.Cwd)
@@ -456,8 +465,14 @@ func (r *remote) transport() (sdk.Transport, error) {
 		r.proc = cmd
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case config.MCPHTTP, config.MCPSSE:
-		hc := &http.Client{Transport: headerTransport{headers: expandMap(c.Headers), base: http.DefaultTransport}}
-		u := expand(c.URL)
+		headers := make(map[string]string, len(c.Headers))
+		for k, v := range c.Headers {
+			headers[k] = x.expand(v)
+			// A header is a credential even when written out.
+			x.values = append(x.values, headers[k])
+		}
+		hc := &http.Client{Transport: headerTransport{headers: headers, base: http.DefaultTransport}}
+		u := x.expand(c.URL)
 		if c.Transport == config.MCPSSE {
 			return &sdk.SSEClientTransport{Endpoint: u, HTTPClient: hc}, nil
 		}
@@ -469,27 +484,33 @@ func (r *remote) transport() (sdk.Transport, error) {
 // expand replaces $VAR, ${VAR} and ${VAR:-default} (Claude Code's
 // .mcp.json form) with values from deputy's environment.
 func expand(s string) string {
+	return os.Expand(s, lookupVar)
+}
+
+func lookupVar(v string) string {
+	name, def, hasDef := strings.Cut(v, ":-")
+	if val, ok := os.LookupEnv(name); ok && (val != "" || !hasDef) {
+		return val
+	}
+	return def
+}
+
+// expander expands like expand and keeps every value it put in: the
+// secrets of a server's configuration.
+type expander struct{ values []string }
+
+func (x *expander) expand(s string) string {
 	return os.Expand(s, func(v string) string {
-		name, def, hasDef := strings.Cut(v, ":-")
-		if val, ok := os.LookupEnv(name); ok && (val != "" || !hasDef) {
-			return val
-		}
-		return def
+		val := lookupVar(v)
+		x.values = append(x.values, val)
+		return val
 	})
 }
 
-func expandAll(list []string) []string {
+func (x *expander) all(list []string) []string {
 	out := make([]string, len(list))
 	for i, s := range list {
-		out[i] = expand(s)
-	}
-	return out
-}
-
-func expandMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = expand(v)
+		out[i] = x.expand(s)
 	}
 	return out
 }
@@ -515,7 +536,7 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // repeated; a second crash leaves it failed.
 func (r *remote) call(ctx context.Context, name string, args map[string]any) (*sdk.CallToolResult, error) {
 	r.mu.Lock()
-	session, state, err := r.session, r.state, r.err
+	session, state, err, secrets := r.session, r.state, r.err, r.secrets
 	r.mu.Unlock()
 	switch state {
 	case StateFailed:
@@ -528,13 +549,14 @@ func (r *remote) call(ctx context.Context, name string, args map[string]any) (*s
 	}
 	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err == nil || ctx.Err() != nil || !r.gone(session, err) {
-		return res, err
+		return res, secrets.Error(err)
 	}
 	session, err = r.restart(ctx, session)
 	if err != nil {
 		return nil, err
 	}
-	return session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	res, err = session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	return res, secrets.Error(err)
 }
 
 // gone reports whether a failed call means the server is no longer
