@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/otel"
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/telemetry"
@@ -35,12 +36,21 @@ func (w *cliWorkspace) startTracing(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, configErr(fmt.Errorf("OpenTelemetry: %w", err))
 	}
+	// The exporters report a failed export to OpenTelemetry's error
+	// handler, whose default prints it with the standard logger, the
+	// collector's answer included; a collector may echo the request's
+	// headers, and OTEL_EXPORTER_OTLP_HEADERS holds credentials. The
+	// providers' keys are redacted too, as from every other message.
+	secrets := w.Models.Secrets().With(otelenv.HeaderValues()...)
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		fmt.Fprintln(w.stderr, "deputy: warning: OpenTelemetry:", secrets.Error(err))
+	}))
 	w.TracerProvider = tp
 	return func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := tp.Shutdown(ctx); err != nil {
-			fmt.Fprintln(w.stderr, "deputy: warning: sending traces:", err)
+			fmt.Fprintln(w.stderr, "deputy: warning: sending traces:", secrets.Error(err))
 		}
 	}, nil
 }

@@ -14,7 +14,9 @@ package otelenv
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
+	"strings"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -87,4 +89,26 @@ func exporter(ctx context.Context) (sdktrace.SpanExporter, error) {
 	default:
 		return nil, fmt.Errorf("OTEL_TRACES_EXPORTER %q: deputy knows \"otlp\", \"console\" and \"none\"", name)
 	}
+}
+
+// HeaderValues returns the values of the headers OTEL_EXPORTER_OTLP_HEADERS
+// and OTEL_EXPORTER_OTLP_TRACES_HEADERS send ("k=v,k2=v2", values
+// URL-encoded), both as written and decoded: credentials, which no error
+// may show. A collector may echo them back in the body of a refusal, and
+// the exporters put that body in their errors.
+func HeaderValues() []string {
+	var out []string
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		for _, kv := range strings.Split(os.Getenv(name), ",") {
+			_, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				continue
+			}
+			out = append(out, v)
+			if dec, err := url.PathUnescape(v); err == nil {
+				out = append(out, dec)
+			}
+		}
+	}
+	return out
 }
