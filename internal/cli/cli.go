@@ -39,6 +39,27 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func configErr(err error) error { return &exitError{code: ExitConfig, err: err} }
 
+// withUsageOnArgError makes every command's check of its positional
+// arguments fail like a bad flag does: cobra's message alone ("accepts 1
+// arg(s), received 0") says neither which command nor what it takes, so the
+// error gets the command's usage line and exit code 2.
+func withUsageOnArgError(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		withUsageOnArgError(sub)
+	}
+	check := c.Args
+	if check == nil {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		err := check(cmd, args)
+		if err == nil {
+			return nil
+		}
+		return configErr(fmt.Errorf("%w\nUsage: %s\nRun '%s --help' for more.", err, cmd.UseLine(), cmd.CommandPath()))
+	}
+}
+
 func configErrf(format string, args ...any) error {
 	return configErr(fmt.Errorf(format, args...))
 }
@@ -173,5 +194,6 @@ that needs no API key.`,
 		newVersionCmd(),
 		newWorkerCmd(),
 	)
+	withUsageOnArgError(root)
 	return root
 }
