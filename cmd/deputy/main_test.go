@@ -51,6 +51,8 @@ func TestScripts(t *testing.T) {
 				return hasTmux(), nil
 			case "landlock":
 				return sandbox.ABI() > 0, nil
+			case "root":
+				return os.Geteuid() == 0, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

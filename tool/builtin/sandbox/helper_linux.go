@@ -28,6 +28,12 @@ func ABI() int {
 	return v
 }
 
+// hideMemory makes this process non-dumpable (see Main). An exec'd
+// program (the helper, a command) is dumpable again.
+func hideMemory() {
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+}
+
 // outer is the subreaper: it runs the inner helper, waits for it, then
 // kills whatever the command left behind.
 func outer(policy string, argv []string) int {
