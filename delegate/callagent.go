@@ -1,8 +1,10 @@
 package delegate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -56,8 +58,8 @@ func (e *Engine) callAgentTool(caller *config.Agent) *callAgentTool {
 func (t *callAgentTool) Spec() llm.ToolSpec { return t.spec }
 
 func (t *callAgentTool) Run(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
-	var in callAgentArgs
-	if err := json.Unmarshal(raw, &in); err != nil {
+	in, err := decodeCallAgentArgs(raw)
+	if err != nil {
 		return tool.Errorf("Error: invalid arguments for call_agent: %v", err), nil
 	}
 	allowed := t.caller.SubAgents
@@ -72,6 +74,32 @@ func (t *callAgentTool) Run(ctx context.Context, raw json.RawMessage) (tool.Resu
 		return tool.Text(env.Output), nil
 	}
 	return tool.Errorf("Error: sub-agent %q failed — %s. You may retry or proceed without this result.", in.Agent, env.Error), nil
+}
+
+// decodeCallAgentArgs decodes call_agent's arguments, with errors the
+// model can act on: a field of the wrong type is named with the type the
+// schema gives it (not encoding/json's Go types), and a key that only
+// nearly names a field is refused (checkArgKeys). Other keys are ignored,
+// as axe ignores them.
+func decodeCallAgentArgs(raw json.RawMessage) (callAgentArgs, error) {
+	var in callAgentArgs
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := checkArgKeys(raw, "agent", "task", "context"); err != nil {
+		return in, err
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			return in, fmt.Errorf("field `%s` must be a string", te.Field)
+		case errors.As(err, &te):
+			return in, errors.New("expected a JSON object with agent, task and optionally context")
+		}
+		return in, err
+	}
+	return in, nil
 }
 
 // callAgent spawns the named child under the caller's scope. The caller's

@@ -199,3 +199,42 @@ func TestModelInheritanceAndMissingModel(t *testing.T) {
 		t.Fatalf("child did not inherit the root's model: %+v", env.Children)
 	}
 }
+
+// A bad call_agent call gets a message the model can act on, in the
+// schema's terms, and starts no child; a key that only nearly names a field
+// is refused rather than taken or dropped; any other key is ignored.
+func TestCallAgentArgumentErrors(t *testing.T) {
+	script := `
+rules:
+  - name: lead
+    match: {system: "^LEAD", last_role: user}
+    reply:
+      tool_calls:
+        - {name: call_agent, arguments: '{"agent":"fine","task":5}'}
+        - {name: call_agent, arguments: '"do it"'}
+        - {name: call_agent, arguments: '{"agent":"fine","Task":"t"}'}
+        - {name: call_agent, arguments: '{"agent":"fine","task":"t","con_text":"c"}'}
+        - {name: call_agent, arguments: '{"agent":"fine","task":"t","note":"ignored"}'}
+  - {name: lead2, match: {system: "^LEAD", last_role: tool}, reply: {text: "{{ join .ToolResults \"\\n\" }}"}}
+  - {name: fine, match: {system: "^FINE"}, reply: {text: "fine result"}}
+`
+	lead := agentDef("lead", "LEAD", "fine")
+	h := newHarness(t, script, lead, agentDef("fine", "FINE"))
+	env := h.run(lead, "go")
+	if !env.OK() {
+		t.Fatalf("%+v", env)
+	}
+	want := []string{
+		"Error: invalid arguments for call_agent: field `task` must be a string",
+		"Error: invalid arguments for call_agent: expected a JSON object with agent, task and optionally context",
+		"Error: invalid arguments for call_agent: unknown field `Task` (the field is `task`)",
+		"Error: invalid arguments for call_agent: unknown field `con_text` (the field is `context`)",
+		"fine result",
+	}
+	if got := strings.Split(env.Output, "\n"); !slices.Equal(got, want) {
+		t.Errorf("results:\n%s\nwant:\n%s", env.Output, strings.Join(want, "\n"))
+	}
+	if n := len(h.prov.requests("FINE")); n != 1 {
+		t.Errorf("the child ran %d times, want once (for the valid call)", n)
+	}
+}

@@ -19,6 +19,7 @@ func FuzzCallAgentArgs(f *testing.F) {
 		`{"agent":"helper","task":"do it"}`, `{"agent":"helper","task":"x","context":"more"}`,
 		`{"agent":"other","task":"x"}`, `{"agent":"helper","task":"   "}`, `{"agent":"helper"}`,
 		`{"agent":1}`, `null`, ``, `[`, `{"agent":"helper","task":"x","extra":true}`,
+		`{"agent":"helper","Task":"x"}`, `{"agent":"helper","task":["x"]}`, `"do it"`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -101,6 +101,8 @@ func FuzzDecodeSubagentInput(f *testing.F) {
 		`{"label":"a","task_prompt":"x","output_schema":{"NOT":{"$REF":"#"}}}`,
 		`{"label":"a","task_prompt":"x","output_schema":"{}"}`,
 		`{"label":"a","task_prompt":"x","output_schema":{"type":3}}`,
+		`{"label":"a","task_prompt":"x","allowedTools":["grep"]}`, `{"Label":"a","task_prompt":"x"}`,
+		`{"label":"a","task-prompt":"x","task_prompt":"y"}`, `{"label":"a","ta\u017fk_prompt":"x"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -121,6 +123,21 @@ func FuzzDecodeSubagentInput(f *testing.F) {
 		for _, n := range in.AllowedTools {
 			if n == "subagent" {
 				t.Fatal("accepted subagent in allowed_tools")
+			}
+		}
+		// No key that nearly names a field got through: it would have been
+		// taken case-insensitively or dropped (a dropped allowedTools widens
+		// the child's tools).
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) == nil {
+			fields := []string{"label", "task_prompt", "summary_prompt", "allowed_tools", "max_turns", "output_schema"}
+			fold := strings.NewReplacer("_", "", "-", "", " ", "", ".", "")
+			for k := range obj {
+				for _, f := range fields {
+					if k != f && strings.EqualFold(fold.Replace(k), fold.Replace(f)) {
+						t.Fatalf("accepted %q, a near miss of %q", k, f)
+					}
+				}
 			}
 		}
 		// A schema the model gave is one the child's answer can be

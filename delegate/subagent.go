@@ -75,6 +75,9 @@ func DecodeSubagentInput(raw json.RawMessage) (SubagentInput, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		raw = json.RawMessage("{}")
 	}
+	if err := checkArgKeys(raw, subagentFields...); err != nil {
+		return in, errors.New("Invalid input: " + err.Error())
+	}
 	if err := json.Unmarshal(raw, &in); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
@@ -111,6 +114,9 @@ func DecodeSubagentInput(raw json.RawMessage) (SubagentInput, error) {
 	}
 	return in, nil
 }
+
+// subagentFields are the input's keys, as the schema names them.
+var subagentFields = []string{"label", "task_prompt", "summary_prompt", "allowed_tools", "max_turns", "output_schema"}
 
 // jsonTypes names each input field's type the way the schema does.
 var jsonTypes = map[string]string{

@@ -76,6 +76,12 @@ func TestSubagentInputErrors(t *testing.T) {
 		`{"label":"a","task_prompt":"x","allowed_tools":["nonexistent_tool"]}`,
 		`{"label":"a","task_prompt":"x","allowed_tools":["terminal"]}`,
 		`{"label":5,"task_prompt":"x"}`,
+		// Near misses of a field's name are refused, not dropped: a dropped
+		// allowedTools would give the child every tool of its caller.
+		`{"label":"a","task_prompt":"x","allowedTools":["grep"]}`,
+		`{"Label":"a","task_prompt":"x"}`,
+		`{"label":"a","task-prompt":"x"}`,
+		`{"label":"a","task_prompt":"x","MAX_TURNS":3,"max-turns":4}`,
 	)
 	root := subagentRoot()
 	h := newHarness(t, script, root)
@@ -95,6 +101,10 @@ func TestSubagentInputErrors(t *testing.T) {
 		"Unknown tool in allowed_tools: nonexistent_tool",
 		"Unknown tool in allowed_tools: terminal",
 		"Invalid input: invalid type for field `label`: expected a string",
+		"Invalid input: unknown field `allowedTools` (the field is `allowed_tools`)",
+		"Invalid input: unknown field `Label` (the field is `label`)",
+		"Invalid input: unknown field `task-prompt` (the field is `task_prompt`)",
+		"Invalid input: unknown field `MAX_TURNS` (the field is `max_turns`)",
 	}
 	if len(lines) != len(wants) {
 		t.Fatalf("%d results:\n%s", len(lines), env.Output)
