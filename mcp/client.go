@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -335,9 +336,9 @@ type remote struct {
 	done     chan struct{} // closed when the session ends
 	// secrets are what the server's configuration holds that no message
 	// may show (set by transport): the values its ${VAR}s expanded to in
-	// its URL, headers, env and args, and its headers' values. An
-	// unreachable server's error repeats its URL, query and all, and its
-	// stderr may repeat its env.
+	// its URL, headers, env and args, its headers' values, and its URL's
+	// query values and password. An unreachable server's error repeats
+	// its URL, query and all, and its stderr may repeat its env.
 	secrets *llm.Secrets
 }
 
@@ -473,6 +474,15 @@ func (r *remote) transport() (sdk.Transport, error) {
 		}
 		hc := &http.Client{Transport: headerTransport{headers: headers, base: http.DefaultTransport}}
 		u := x.expand(c.URL)
+		if pu, err := url.Parse(u); err == nil {
+			// A key in the query or the userinfo, even written out.
+			if pw, ok := pu.User.Password(); ok {
+				x.values = append(x.values, pw)
+			}
+			for _, vs := range pu.Query() {
+				x.values = append(x.values, vs...)
+			}
+		}
 		if c.Transport == config.MCPSSE {
 			return &sdk.SSEClientTransport{Endpoint: u, HTTPClient: hc}, nil
 		}
