@@ -64,6 +64,10 @@ type Manager struct {
 	StartTimeout time.Duration
 	// OutputMaxBytes caps what one call returns to the model (default 32 KiB).
 	OutputMaxBytes int
+	// Secrets are redacted from every server's errors, besides each
+	// server's own (see remote.secrets): the provider keys, which a stdio
+	// server inherits with deputy's environment and may print as it fails.
+	Secrets *llm.Secrets
 
 	mu      sync.Mutex
 	servers map[string]*remote // by config.MCPServer.Fingerprint
@@ -443,7 +447,7 @@ func (r *remote) failure(what string, err error) error {
 func (r *remote) transport() (sdk.Transport, error) {
 	c := r.cfg
 	x := &expander{}
-	defer func() { r.secrets = llm.NewSecrets(x.values...) }()
+	defer func() { r.secrets = r.m.Secrets.With(x.values...) }()
 	switch c.Transport {
 	case config.MCPStdio:
 		cmd := exec.Command(expand(c.Command), x.all(c.Args)...)

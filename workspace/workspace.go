@@ -145,6 +145,7 @@ func Load(opts Options) (*Workspace, error) {
 	w.Agents, diags = config.LoadAgents(config.Dirs(dir, opts.AgentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(dir)})
 	w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)
 	w.Models = NewModels(w.Settings, dir)
+	w.MCP.Secrets = w.Models.Secrets()
 	w.Grant = GrantOf(w.Settings.Permissions, dir)
 	return w, nil
 }
