@@ -28,6 +28,7 @@ import (
 	"github.com/deputyhq/deputy/internal/mcptest"
 	"github.com/deputyhq/deputy/llm/llmtest"
 	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/tool/builtin/sandbox"
 )
 
 // The integration test runs the real thing: the Temporal CLI's dev server
@@ -45,6 +46,9 @@ import (
 // links it under both names, so that deputy finds deputy-temporal next to
 // itself).
 func TestMain(m *testing.M) {
+	// The terminal's sandbox helper is this binary re-executed, with an
+	// environment that says nothing of what it was called as.
+	sandbox.Main(os.Args)
 	if os.Getenv(stubEnv) == "1" {
 		// An MCP server a worker started (mcp_test.go).
 		os.Exit(mcptest.Stub(os.Args[1:]))

@@ -29,10 +29,14 @@ import (
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
+	"github.com/deputyhq/deputy/tool/builtin/sandbox"
 	"github.com/deputyhq/deputy/workspace"
 )
 
 func main() {
+	// A worker runs the terminal tool's commands: under the sandbox
+	// helper, which is this binary re-executed (and hides its environment).
+	sandbox.Main(os.Args)
 	if err := newRoot().Execute(); err != nil {
 		var x *exitError
 		if !errors.As(err, &x) {
