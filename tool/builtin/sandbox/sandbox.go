@@ -50,11 +50,12 @@ var (
 // Main runs the helper when args (os.Args) say so, and then exits; else it
 // records that this program can serve as the helper and returns.
 //
-// On Linux it also makes the program non-dumpable (no core dump, and
-// /proc/<pid>/environ and mem readable only with CAP_SYS_PTRACE): the
+// On Linux it also makes the program non-dumpable (no core dump, and its
+// /proc/<pid>/environ and mem closed to other processes of its user): the
 // commands it will run are the same user's, and without that they could
 // read its environment, provider keys included, from /proc whenever
 // Landlock does not confine them (terminal.sandbox: false, an old kernel).
+// Root's commands can still read it.
 func Main(args []string) {
 	if len(args) >= 2 && args[1] == HelperArg {
 		os.Exit(helperMain(args[2:]))
