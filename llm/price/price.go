@@ -27,19 +27,26 @@ type Price struct {
 	LongOver int64  `json:",omitempty"`
 }
 
-// AsOf is when the embedded table was transcribed from its sources. Prices
-// change: check them, and override or extend the table where they differ.
+// AsOf is when the embedded table was transcribed from its sources (the
+// Claude 5 and 5.5 entries were added later, on the date their source
+// says). Prices change: check them, and override or extend the table where
+// they differ.
 const AsOf = "2026-06"
 
 // Sources are the pages the embedded table was transcribed from.
 var Sources = []string{
 	"https://platform.claude.com/docs/en/about-claude/pricing (base input, 5-minute cache writes, cache hits, output; Sonnet 4 and 4.5's long-context prices above 200k input tokens)",
+	"https://platform.claude.com/docs/en/models/opus-5/overview and the overview pages of opus-5-5, sonnet-5 and sonnet-5-5 (read 2026-11-28: Claude Opus 5 and 5.5, Sonnet 5 and 5.5, the models Claude Code's opus and sonnet aliases name; no long-context tier)",
 	"https://platform.openai.com/docs/pricing (input, cached input, output; standard tier)",
 	"https://ai.google.dev/gemini-api/docs/pricing (paid tier; Gemini 2.5 Pro's prompts over 200k tokens at their own price; cache storage not included)",
 }
 
 // builtin is keyed by "provider/model" as written in deputy's model strings.
 var builtin = map[string]Price{
+	"anthropic/claude-opus-5-5":   {Input: 4, Output: 20, CacheRead: 0.20, CacheWrite: 5},
+	"anthropic/claude-opus-5":     {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"anthropic/claude-sonnet-5-5": {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
+	"anthropic/claude-sonnet-5":   {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
 	"anthropic/claude-opus-4-8":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
 	"anthropic/claude-opus-4-7":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
 	"anthropic/claude-opus-4-6":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},

@@ -33,6 +33,14 @@ func TestCost(t *testing.T) {
 		{"openai/gpt-4o-2024-05-13", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6, CacheReadTokens: 5e5}, 20, true},
 		// Of 100k input, 40k cache reads ($0.30) and 10k cache writes ($3.75).
 		{"anthropic/claude-sonnet-4-5", llm.Usage{InputTokens: 1e5, CacheReadTokens: 4e4, CacheWriteTokens: 1e4}, 0.05*3 + 0.04*0.30 + 0.01*3.75, true},
+		// Claude 5 and 5.5, the models Claude Code's sonnet and opus
+		// aliases name: 400k input (100k of them cache reads, 100k cache
+		// writes) and 1M output, no long-context tier; Opus 5.5 is cheaper
+		// than Opus 5, and its own entry, not Opus 5's.
+		{"anthropic/claude-sonnet-5", llm.Usage{InputTokens: 400_000, CacheReadTokens: 100_000, CacheWriteTokens: 100_000, OutputTokens: 1e6}, 0.2*2 + 0.1*0.20 + 0.1*2.50 + 10, true},
+		{"anthropic/claude-sonnet-5-5", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 12, true},
+		{"anthropic/claude-opus-5", llm.Usage{InputTokens: 1e5, CacheReadTokens: 5e4, OutputTokens: 1e5}, 0.05*5 + 0.05*0.50 + 0.1*25, true},
+		{"anthropic/claude-opus-5-5", llm.Usage{InputTokens: 1e5, CacheReadTokens: 5e4, CacheWriteTokens: 5e4, OutputTokens: 1e5}, 0.05*0.20 + 0.05*5 + 0.1*20, true},
 		// OpenAI has no cache-write price: written tokens are plain input.
 		{"openai/gpt-5", llm.Usage{InputTokens: 1e6, CacheWriteTokens: 1e6}, 1.25, true},
 		// Overridden and added prices.
