@@ -103,18 +103,30 @@ func (g *Grant) AllowsServer(prefix string) bool {
 }
 
 // AllowsWorkdir reports whether dir (absolute) lies inside a granted path.
+// Both are compared with their symlinks resolved: a run's tools and its
+// sandbox work in the directory a link points to, so a link inside a
+// granted path to a directory outside it is outside.
 func (g *Grant) AllowsWorkdir(dir string) bool {
 	if g == nil || g.Paths == nil {
 		return true
 	}
-	dir = filepath.Clean(dir)
+	dir = realPath(dir)
 	for _, p := range g.Paths {
-		p = filepath.Clean(p)
+		p = realPath(p)
 		if rel, err := filepath.Rel(p, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return true
 		}
 	}
 	return false
+}
+
+// realPath is path cleaned with its symlinks resolved; a path that cannot
+// be resolved (not there yet) is only cleaned.
+func realPath(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return filepath.Clean(path)
 }
 
 // Narrow returns reg without the tools the grant refuses, its
