@@ -228,14 +228,21 @@ func (e *Engine) outputLimit() int {
 	return e.Subagent.OutputMaxSize
 }
 
+// truncMarker ends a truncated output.
+const truncMarker = "\n[Output truncated]"
+
 // truncate cuts out, longer than outputLimit, on a UTF-8 boundary, marks
-// the cut and records it with a truncation event.
+// the cut and records it with a truncation event. The output, marker
+// included, fits in the limit (the spec: a caller sizing its context by
+// output_max_size must be able to rely on it); the event's truncated_size
+// is that output's size.
 func (e *Engine) truncate(caller *Scope, label string, env *Envelope, out string) string {
-	cut := llm.CutUTF8(out, e.outputLimit())
+	// A library's limit below the marker's size keeps the marker alone.
+	cut := llm.CutUTF8(out, max(e.outputLimit()-len(truncMarker), 0)) + truncMarker
 	ev := Event{Type: EventTruncation, RunID: env.RunID, ParentID: env.ParentID, RootID: caller.RootID,
 		Kind: env.Kind, Depth: env.Depth, Label: label, OriginalSize: len(out), TruncatedSize: len(cut)}
 	e.emit(&ev)
-	return cut + "\n[Output truncated]"
+	return cut
 }
 
 func (e *Engine) subagentMetadata(label string, env *Envelope) [][2]string {

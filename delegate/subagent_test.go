@@ -157,12 +157,18 @@ func TestSubagentOutputTruncation(t *testing.T) {
 	if !strings.HasSuffix(out, "\n[Output truncated]") {
 		t.Fatalf("output not marked truncated: %q", out[len(out)-40:])
 	}
+	// The output, marker included, fits in output_max_size (the spec:
+	// README, subagent): 1025 - 19 bytes of marker leaves 1006, an even
+	// number of bytes of "é".
+	if len(out) > 1025 {
+		t.Errorf("output of %d bytes exceeds output_max_size 1025", len(out))
+	}
 	body := strings.TrimSuffix(out, "\n[Output truncated]")
-	if len(body) != 1024 || !strings.HasPrefix(long, body) {
-		t.Errorf("cut to %d bytes, want 1024 on a character boundary", len(body))
+	if len(body) != 1006 || !strings.HasPrefix(long, body) {
+		t.Errorf("cut to %d bytes, want 1006 on a character boundary", len(body))
 	}
 	ev := h.eventsOf(delegate.EventTruncation)
-	if len(ev) != 1 || ev[0].OriginalSize != 2000 || ev[0].TruncatedSize != 1024 || ev[0].Label != "big" {
+	if len(ev) != 1 || ev[0].OriginalSize != 2000 || ev[0].TruncatedSize != len(out) || ev[0].Label != "big" {
 		t.Errorf("truncation events %+v", ev)
 	}
 }
