@@ -627,7 +627,7 @@ func closingEvents(env *Envelope, s *Scope, err error) []Event {
 	}
 	ev := addEvent(&evs, EventComplete, s)
 	ev.Envelope = env
-	ev.Turns, ev.Usage, ev.Tokens, ev.Duration, ev.Status = env.Turns, env.Usage, env.TreeUsage.Total(), env.Duration, env.Status
+	ev.Turns, ev.Usage, ev.Tokens, ev.Duration, ev.Status = turnsUsed(env), env.Usage, env.TreeUsage.Total(), env.Duration, env.Status
 	ev.Complete = env.Status == StatusOK
 	switch env.Status {
 	case StatusOK:

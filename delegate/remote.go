@@ -293,7 +293,7 @@ func (e *Engine) recordChildren(ctx context.Context, parent *Scope, env *Envelop
 		e.recordFinish(ctx, c, s)
 		done := scopeEvent(EventComplete, s)
 		done.Envelope = c
-		done.Turns, done.Usage, done.Tokens, done.Duration, done.Status = c.Turns, c.Usage, c.TreeUsage.Total(), c.Duration, c.Status
+		done.Turns, done.Usage, done.Tokens, done.Duration, done.Status = turnsUsed(c), c.Usage, c.TreeUsage.Total(), c.Duration, c.Status
 		done.Complete = c.Status == StatusOK
 		if c.Status != StatusOK && c.Status != StatusMaxTurns {
 			done.Type, done.Error = EventError, c.Error

@@ -254,10 +254,23 @@ func (e *Engine) subagentMetadata(label string, env *Envelope) [][2]string {
 		{"subagent_label", label},
 		{"recursion_depth", strconv.Itoa(env.Depth)},
 		{"completion_status", status},
-		{"turns_used", strconv.Itoa(env.Turns)},
+		{"turns_used", strconv.Itoa(turnsUsed(env))},
 		{"max_turns_reached", strconv.FormatBool(env.MaxTurnsReached)},
 		{"tokens_consumed", strconv.FormatInt(env.TreeUsage.Total(), 10)},
 	}
+}
+
+// turnsUsed is the turns a run reports (turns_used): a subagent's summary
+// call is a turn of its conversation, as in xzatoma, where a task answered
+// at once plus its summary is 2 (the spec, README: subagent). env.Turns
+// leaves it out, since it is the task's turns that max_turns, budgets and
+// resume count. The summary was made when the run ended ok or at its turn
+// limit (a repair turn of a structured summary is not counted again).
+func turnsUsed(env *Envelope) int {
+	if env.Kind == KindSubagent && (env.Status == StatusOK || env.Status == StatusMaxTurns) {
+		return env.Turns + 1
+	}
+	return env.Turns
 }
 
 // subagentFailure is the envelope of a call that never ran a child, from a

@@ -40,7 +40,7 @@ func TestSubagentSuccessEnvelope(t *testing.T) {
 	if !env.OK() {
 		t.Fatalf("%+v", env)
 	}
-	want := `{"success":true,"output":"SUMMARY","error":null,"metadata":{"subagent_label":"research_quantum_computing","recursion_depth":"1","completion_status":"complete","turns_used":"1","max_turns_reached":"false","tokens_consumed":"250"}}`
+	want := `{"success":true,"output":"SUMMARY","error":null,"metadata":{"subagent_label":"research_quantum_computing","recursion_depth":"1","completion_status":"complete","turns_used":"2","max_turns_reached":"false","tokens_consumed":"250"}}`
 	if env.Output != want {
 		t.Errorf("envelope\n got %s\nwant %s", env.Output, want)
 	}
@@ -61,6 +61,11 @@ func TestSubagentSuccessEnvelope(t *testing.T) {
 	spawn := h.eventsOf(delegate.EventSpawn)
 	if len(spawn) != 1 || spawn[0].Label != "research_quantum_computing" || spawn[0].MaxTurns != 8 || spawn[0].Depth != 1 {
 		t.Errorf("spawn events %+v", spawn)
+	}
+	// turns_used counts the summary turn (the spec: a task answered at
+	// once plus its summary is "2"), in the complete event as well.
+	if c := h.eventsOf(delegate.EventComplete); len(c) != 1 || c[0].Turns != 2 {
+		t.Errorf("complete events %+v", c)
 	}
 }
 
@@ -133,13 +138,14 @@ func TestSubagentMaxTurnsStillSummarizes(t *testing.T) {
 	env := h.run(root, "go")
 	m := decodeEnvelope(t, env.Output)
 	md := m["metadata"].(map[string]any)
-	if m["success"] != true || m["output"] != "partial findings" || md["completion_status"] != "incomplete" || md["max_turns_reached"] != "true" || md["turns_used"] != "2" {
+	if m["success"] != true || m["output"] != "partial findings" || md["completion_status"] != "incomplete" || md["max_turns_reached"] != "true" || md["turns_used"] != "3" {
 		t.Errorf("envelope %s", env.Output)
 	}
 	if ev := h.eventsOf(delegate.EventMaxTurnsExceeded); len(ev) != 1 || ev[0].MaxTurns != 2 || ev[0].Label != "looper" {
 		t.Errorf("max_turns_exceeded events %+v", ev)
 	}
-	if c := h.eventsOf(delegate.EventComplete); len(c) != 1 || c[0].Complete {
+	// Two task turns and the summary turn.
+	if c := h.eventsOf(delegate.EventComplete); len(c) != 1 || c[0].Complete || c[0].Turns != 3 {
 		t.Errorf("complete events %+v", c)
 	}
 }
