@@ -1,7 +1,6 @@
 package delegate
 
 import (
-	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -40,7 +39,8 @@ func (e *Engine) Prepare(req RunRequest) (*Prepared, error) {
 		p.Output = &llm.OutputSchema{Name: r.output.Name(), Schema: r.output.Schema()}
 	}
 	if a := req.Agent; len(a.Files) > 0 {
-		files, diags := config.ResolveFiles(a.Files, r.workdir)
+		// rootRun has warned of the files the grant leaves out.
+		files, diags, _ := e.agentFiles(a, r.workdir)
 		for _, f := range files {
 			p.Files = append(p.Files, f.Path)
 		}

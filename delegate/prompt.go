@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -71,7 +72,7 @@ func (e *Engine) agentRun(tree *Tree, a *config.Agent, kind Kind, model, workdir
 	if err != nil {
 		return run{}, err
 	}
-	system, err := agentSystemPrompt(a, workdir)
+	system, err := e.agentSystemPrompt(a, workdir)
 	if err != nil {
 		return run{}, err
 	}
@@ -136,13 +137,18 @@ func hasTool(a *config.Agent, name string) bool {
 // agentSystemPrompt is what an agent's model receives as its system
 // prompt, in the order of the call_agent spec: the agent's own prompt, its
 // skill, then the contents of its files, each marked with its path.
-func agentSystemPrompt(a *config.Agent, workdir string) (string, error) {
+func (e *Engine) agentSystemPrompt(a *config.Agent, workdir string) (string, error) {
 	parts := []string{strings.TrimSpace(a.SystemPrompt)}
 	if a.SkillDoc != nil {
 		parts = append(parts, strings.TrimSpace(a.SkillDoc.Body))
 	}
 	if len(a.Files) > 0 {
-		files, _ := config.ResolveFiles(a.Files, workdir)
+		files, _, refused := e.agentFiles(a, workdir)
+		for _, w := range refused {
+			if e.Logger != nil {
+				e.Logger.Warn(w)
+			}
+		}
 		var b strings.Builder
 		for _, f := range files {
 			fmt.Fprintf(&b, "<file path=%q>\n%s\n</file>\n", f.Path, strings.TrimRight(f.Content, "\n"))
@@ -152,6 +158,28 @@ func agentSystemPrompt(a *config.Agent, workdir string) (string, error) {
 		}
 	}
 	return joinSections(parts...), nil
+}
+
+// agentFiles resolves a's files from workdir, less those outside the
+// grant's paths: a glob may name a file outside the working directory
+// ("../x", "~/.ssh/..."), and when permissions.paths bounds the run, what
+// lies outside it does not reach a model through an agent's files any more
+// than through its tools. refused has one warning per file left out.
+func (e *Engine) agentFiles(a *config.Agent, workdir string) (files []config.File, diags config.Diagnostics, refused []string) {
+	all, diags := config.ResolveFiles(a.Files, workdir)
+	for _, f := range all {
+		path := filepath.FromSlash(f.Path)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(workdir, path)
+		}
+		if !e.Grant.AllowsWorkdir(path) {
+			refused = append(refused, fmt.Sprintf("agent %q: files: %s is outside the granted paths (permissions.paths: %s); left out",
+				a.Name, f.Path, strings.Join(e.Grant.Paths, ", ")))
+			continue
+		}
+		files = append(files, f)
+	}
+	return files, diags, refused
 }
 
 // taskMessage is the user message that starts a run: the task, then any
