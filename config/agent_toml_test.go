@@ -396,3 +396,15 @@ func TestAgentMarkdownBudget(t *testing.T) {
 		t.Errorf("budget = %+v, want %+v", a.Budget, want)
 	}
 }
+
+// A front matter's budget.max_tokens is honoured as budget.tokens, as in a
+// TOML file; it was honoured while a warning said it was ignored.
+func TestAgentMarkdownBudgetMaxTokens(t *testing.T) {
+	a, diags := ParseAgentMarkdown([]byte("---\nname: a\nbudget:\n  max_tokens: 100\n---\nbody\n"), "a.md")
+	if len(diags) != 0 {
+		t.Errorf("diags: %v", diagStrings(diags))
+	}
+	if want := (Budget{Tokens: 100}); a.Budget != want {
+		t.Errorf("budget = %+v, want %+v", a.Budget, want)
+	}
+}

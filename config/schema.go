@@ -76,7 +76,7 @@ var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
 		"max_delay_ms":     leaf(ownerAxe),
 	}),
 	// deputy's budget; axe's max_tokens is the same cap as tokens.
-	"budget": budgetSchema(true),
+	"budget": budgetSchema(),
 	"artifacts": table(ownerAxe, map[string]*keySpec{
 		"enabled": leaf(ownerAxe),
 		"dir":     leaf(ownerAxe),
@@ -113,7 +113,7 @@ var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
 		"temperature": leaf(ownerDeputy),
 		"max_tokens":  leaf(ownerDeputy),
 	}),
-	"budget": budgetSchema(false),
+	"budget": budgetSchema(),
 	// Claude Code settings deputy does not use.
 	"color":         open(ownerClaude),
 	"hooks":         open(ownerClaude),
@@ -194,16 +194,15 @@ var foreignKeyNotes = map[string]string{
 	"artifacts": "no artifact directory is kept",
 }
 
-// budgetSchema is the budget table; axe adds its max_tokens.
-func budgetSchema(axe bool) *keySpec {
-	keys := map[string]*keySpec{
-		"tokens": leaf(ownerDeputy),
-		"usd":    leaf(ownerDeputy),
-		"time":   leaf(ownerDeputy),
-		"turns":  leaf(ownerDeputy),
-	}
-	if axe {
-		keys["max_tokens"] = leaf(ownerDeputy)
-	}
-	return table(ownerDeputy, keys)
+// budgetSchema is the budget table, axe's max_tokens (the same cap as
+// tokens) included in front matter too: budget() honours it in both, and a
+// cap the user wrote is never one to call ignored.
+func budgetSchema() *keySpec {
+	return table(ownerDeputy, map[string]*keySpec{
+		"tokens":     leaf(ownerDeputy),
+		"max_tokens": leaf(ownerDeputy),
+		"usd":        leaf(ownerDeputy),
+		"time":       leaf(ownerDeputy),
+		"turns":      leaf(ownerDeputy),
+	})
 }
