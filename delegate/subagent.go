@@ -39,7 +39,7 @@ var subagentSchema = json.RawMessage(`{
     "label": {"type": "string", "minLength": 1, "description": "Unique identifier for tracking this subagent instance"},
     "task_prompt": {"type": "string", "minLength": 1, "description": "The specific, self-contained task for the subagent to complete"},
     "summary_prompt": {"type": "string", "description": "How to summarize the findings (default: Summarize your findings concisely)"},
-    "allowed_tools": {"type": "array", "items": {"type": "string"}, "description": "Tool names (or groups such as file_ops) the subagent may use; default: all of yours except subagent"},
+    "allowed_tools": {"type": "array", "items": {"type": "string"}, "description": "Tool names (or groups such as file_ops) the subagent may use, from your own; default: all of yours. Naming subagent is refused: the subagent is offered subagent itself while its depth is below the limit"},
     "max_turns": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Maximum turns for this subagent (default from configuration)"},
     "output_schema": {"type": "object", "description": "Optional JSON Schema the subagent's final answer must match; the output is then that JSON text"}
   },

@@ -1,7 +1,11 @@
 package delegate_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -320,5 +324,50 @@ func TestSubagentModelNameOnCallersProvider(t *testing.T) {
 		if r.Model != "granite4:1b" {
 			t.Errorf("sub-agent model %q, want granite4:1b on the caller's provider", r.Model)
 		}
+	}
+}
+
+// The schema the model is offered says how nesting works (the spec,
+// README: subagent: the schema text and the docs say it): the sub-agent
+// is offered subagent itself while the depth allows, and naming it in
+// allowed_tools is refused. docs/subagent.md shows that schema as it is.
+func TestSubagentSchemaSaysNesting(t *testing.T) {
+	script := "rules:\n  - {name: root, match: {system: \"^ROOT\"}, reply: {text: done}}\n"
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	h.run(root, "go")
+	var params json.RawMessage
+	for _, s := range h.prov.requests("ROOT")[0].Tools {
+		if s.Name == "subagent" {
+			params = s.Parameters
+		}
+	}
+	var schema struct {
+		Properties map[string]struct{ Description string }
+	}
+	if err := json.Unmarshal(params, &schema); err != nil {
+		t.Fatal(err)
+	}
+	desc := schema.Properties["allowed_tools"].Description
+	for _, want := range []string{"default: all of yours", "Naming subagent is refused", "offered subagent itself while its depth is below the limit"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("allowed_tools description %q does not say %q", desc, want)
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "subagent.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(doc), "Input schema:\n\n```json\n")
+	block, _, _ = strings.Cut(block, "```")
+	var a, b bytes.Buffer
+	if err := json.Compact(&a, []byte(block)); err != nil {
+		t.Fatalf("docs/subagent.md's input schema: %v", err)
+	}
+	if err := json.Compact(&b, params); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Errorf("docs/subagent.md's input schema\n%s\nis not the tool's\n%s", a.String(), b.String())
 	}
 }
