@@ -85,6 +85,7 @@ func TestSubagentInputErrors(t *testing.T) {
 		`{"label":"a","task_prompt":"x","allowed_tools":["nonexistent_tool"]}`,
 		`{"label":"a","task_prompt":"x","allowed_tools":["terminal"]}`,
 		`{"label":5,"task_prompt":"x"}`,
+		`{"label":"a","task_prompt":"x","max_turns":"3"}`,
 		// Near misses of a field's name are refused, not dropped: a dropped
 		// allowedTools would give the child every tool of its caller.
 		`{"label":"a","task_prompt":"x","allowedTools":["grep"]}`,
@@ -110,6 +111,7 @@ func TestSubagentInputErrors(t *testing.T) {
 		"Unknown tool in allowed_tools: nonexistent_tool",
 		"Unknown tool in allowed_tools: terminal",
 		"Invalid input: invalid type for field `label`: expected a string",
+		"Invalid input: invalid type for field `max_turns`: expected an integer",
 		"Invalid input: unknown field `allowedTools` (the field is `allowed_tools`)",
 		"Invalid input: unknown field `Label` (the field is `label`)",
 		"Invalid input: unknown field `task-prompt` (the field is `task_prompt`)",
