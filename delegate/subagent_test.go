@@ -373,3 +373,43 @@ func TestSubagentSchemaSaysNesting(t *testing.T) {
 		t.Errorf("docs/subagent.md's input schema\n%s\nis not the tool's\n%s", a.String(), b.String())
 	}
 }
+
+// Quotas hold for the whole tree of one root run: a sub-agent's own
+// spawns count against max_executions, and the refusal is checked before
+// the spawn (no child runs for it).
+func TestQuotaMaxExecutionsCountsNestedSpawns(t *testing.T) {
+	script := rootCalls(`{"label":"a","task_prompt":"A task"}`) + `
+  - {name: a, match: {last: "^A task$"}, reply: {tool_calls: [{name: subagent, arguments: {label: b, task_prompt: "B task"}}, {name: subagent, arguments: {label: c, task_prompt: "C task"}}]}}
+  - {name: a-after, match: {any: "A task", last_role: tool}, reply: {text: "{{ join .ToolResults \"\\n\" }}"}}
+  - {name: summaries, match: {last: "Summarize your findings concisely"}, reply: {text: "{{ (index .Messages 1).Content }}"}}
+  - {name: leaf, match: {system: "^You are a sub-agent"}, reply: {text: leaf}}
+`
+	root := subagentRoot()
+	h := newHarness(t, script, root)
+	h.engine.Quotas.MaxExecutions = 2
+	env := h.run(root, "go")
+	if !env.OK() || len(env.Children) != 1 {
+		t.Fatalf("%+v", env)
+	}
+	// a's summary call sees its tool results: b ran, c was refused.
+	want := `Resource quota exceeded: max_executions is 2 and 2 sub-agents have already been spawned in this run`
+	if a := env.Children[0]; len(a.Children) != 1 || a.Children[0].Label != "b" {
+		t.Errorf("a's children: %+v", a.Children)
+	}
+	found := false
+	for _, r := range h.prov.requests("You are a sub-agent") {
+		for _, m := range toolResults(r) {
+			if e := decodeEnvelope(t, m.Content); e["error"] == want && e["metadata"].(map[string]any)["subagent_label"] == "c" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("c's spawn was not refused with %q", want)
+	}
+	for _, r := range h.prov.requests("You are a sub-agent") {
+		if r.Messages[0].Content == "C task" {
+			t.Errorf("c ran")
+		}
+	}
+}
