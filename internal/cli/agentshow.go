@@ -67,7 +67,12 @@ func agentNames(cmd *cobra.Command, g *globalFlags) []string {
 	return names
 }
 
+// unknownAgentError says why there is no agent called name: its file did
+// not load (the file's errors, as run gives them), or no file defines it.
 func unknownAgentError(w *cliWorkspace, name string) error {
+	if b, ok := w.Agents.BrokenFile(name); ok {
+		return fmt.Errorf("agent %q cannot be loaded from %s:\n%s", name, b.Path, b.Diagnostics.Errors())
+	}
 	var names []string
 	for _, a := range w.Agents.List() {
 		names = append(names, a.Name)
