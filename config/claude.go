@@ -18,7 +18,7 @@ const ToolsAll = "*"
 
 // ClaudeAliasesChecked is the date the alias table below was last checked
 // against Claude Code's model configuration documentation.
-const ClaudeAliasesChecked = "2026-11-23"
+const ClaudeAliasesChecked = "2026-11-28"
 
 // claudeAlias is one Claude Code model alias.
 type claudeAlias struct {
@@ -33,12 +33,12 @@ type claudeAlias struct {
 // a model there gets the same one under deputy.
 var claudeAliases = map[string]claudeAlias{
 	"haiku":  {model: "claude-haiku-4-5", env: "ANTHROPIC_DEFAULT_HAIKU_MODEL"},
-	"sonnet": {model: "claude-sonnet-5", env: "ANTHROPIC_DEFAULT_SONNET_MODEL"},
-	"opus":   {model: "claude-opus-5", env: "ANTHROPIC_DEFAULT_OPUS_MODEL"},
-	"fable":  {model: "claude-fable-5"},
-	"opusplan": {model: "claude-sonnet-5", env: "ANTHROPIC_DEFAULT_SONNET_MODEL",
+	"sonnet": {model: "claude-sonnet-5-5", env: "ANTHROPIC_DEFAULT_SONNET_MODEL"},
+	"opus":   {model: "claude-opus-5-5", env: "ANTHROPIC_DEFAULT_OPUS_MODEL"},
+	"fable":  {model: "claude-fable-5-2"},
+	"opusplan": {model: "claude-sonnet-5-5", env: "ANTHROPIC_DEFAULT_SONNET_MODEL",
 		note: "deputy has no plan mode; opusplan runs on sonnet's model, as Claude Code does outside plan mode"},
-	"sonnet[1m]": {model: "claude-sonnet-5", env: "ANTHROPIC_DEFAULT_SONNET_MODEL",
+	"sonnet[1m]": {model: "claude-sonnet-5-5", env: "ANTHROPIC_DEFAULT_SONNET_MODEL",
 		note: "deputy does not request the 1M-token context window; the model's standard window applies"},
 }
 

@@ -31,7 +31,7 @@ func TestApplyClaudeModel(t *testing.T) {
 		t.Errorf("no choice: %q (%s)", s.DefaultModel, s.DefaultModelFrom)
 	}
 	write(filepath.Join(user, "settings.json"), `{"model": "opus"}`)
-	if s := apply(&Settings{}); s.DefaultModel != "anthropic/claude-opus-5" || s.DefaultModelFrom != "Claude Code's model, opus, from "+filepath.Join(user, "settings.json") {
+	if s := apply(&Settings{}); s.DefaultModel != "anthropic/claude-opus-5-5" || s.DefaultModelFrom != "Claude Code's model, opus, from "+filepath.Join(user, "settings.json") {
 		t.Errorf("user settings: %q (%s)", s.DefaultModel, s.DefaultModelFrom)
 	}
 	write(filepath.Join(project, ".claude", "settings.json"), `{"model": "sonnet"}`)
@@ -52,7 +52,7 @@ func TestApplyClaudeModel(t *testing.T) {
 	}
 	t.Setenv("ANTHROPIC_MODEL", "")
 	write(filepath.Join(project, ".claude", "settings.local.json"), `{"model": 7}`) // not Claude Code's: skipped
-	if s := apply(&Settings{}); s.DefaultModel != "anthropic/claude-sonnet-5" {
+	if s := apply(&Settings{}); s.DefaultModel != "anthropic/claude-sonnet-5-5" {
 		t.Errorf("an unreadable local file: %q (%s)", s.DefaultModel, s.DefaultModelFrom)
 	}
 }

@@ -225,7 +225,7 @@ An existing file is never overwritten.`,
 // initModels are the models 'agents init' writes, by the key that is set,
 // in the order they are tried.
 var initModels = []struct{ env, model string }{
-	{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-5"},
+	{"ANTHROPIC_API_KEY", "anthropic/claude-sonnet-5-5"},
 	{"OPENAI_API_KEY", "openai/gpt-4.1"},
 	{"GEMINI_API_KEY", "gemini/gemini-2.5-flash"},
 	{"GOOGLE_API_KEY", "gemini/gemini-2.5-flash"},
