@@ -278,17 +278,17 @@ func TestParseAgentMarkdownLenient(t *testing.T) {
 // and Claude Code's own override variables.
 func TestResolveClaudeModel(t *testing.T) {
 	for in, want := range map[string]string{
-		"haiku":                     "anthropic/claude-haiku-4-5",
-		"sonnet":                    "anthropic/claude-sonnet-5-5",
-		"opus":                      "anthropic/claude-opus-5-5",
-		"fable":                     "anthropic/claude-fable-5-2",
-		"opusplan":                  "anthropic/claude-sonnet-5-5",
-		"sonnet[1m]":                "anthropic/claude-sonnet-5-5",
-		"claude-opus-4-1-20250805":  "anthropic/claude-opus-4-1-20250805",
-		"claude-sonnet-4-5[1m]":     "anthropic/claude-sonnet-4-5",
-		"inherit":                   "",
-		"default":                   "",
-		"openai/gpt-4.1":            "openai/gpt-4.1",
+		"haiku":                       "anthropic/claude-haiku-4-5",
+		"sonnet":                      "anthropic/claude-sonnet-5-5",
+		"opus":                        "anthropic/claude-opus-5-5",
+		"fable":                       "anthropic/claude-fable-5-2",
+		"opusplan":                    "anthropic/claude-sonnet-5-5",
+		"sonnet[1m]":                  "anthropic/claude-sonnet-5-5",
+		"claude-opus-4-1-20250805":    "anthropic/claude-opus-4-1-20250805",
+		"claude-sonnet-4-5[1m]":       "anthropic/claude-sonnet-4-5",
+		"inherit":                     "",
+		"default":                     "",
+		"openai/gpt-4.1":              "openai/gpt-4.1",
 		"anthropic/claude-sonnet-5-5": "anthropic/claude-sonnet-5-5",
 	} {
 		if got, _, _ := ResolveClaudeModel(in); got != want {
