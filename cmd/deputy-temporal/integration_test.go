@@ -301,30 +301,61 @@ func startWorker(t *testing.T, hostPort, dir string, env []string, prefix string
 	return self, queue, stderr
 }
 
+// startDevServer starts the Temporal CLI's dev server on free loopback
+// ports. A port found free can be taken before the server binds it (the
+// tests run in parallel, and the server listens on ports of its own
+// besides), so a server that exits saying so is started again on others,
+// three times at most.
 func startDevServer(t *testing.T, cli string) string {
 	t.Helper()
+	var out bytes.Buffer
+	for attempt := 1; attempt <= 3; attempt++ {
+		hostPort, ok := tryDevServer(t, cli, &out)
+		if ok {
+			return hostPort
+		}
+		if !strings.Contains(out.String(), "address already in use") {
+			break
+		}
+	}
+	t.Fatalf("the Temporal dev server did not come up:\n%s", out.String())
+	return ""
+}
+
+// tryDevServer is one start of the dev server: its host:port and true once
+// it answers a health check, false if it exits or is still not up after
+// 60 s (then it has been stopped, and out holds all it printed).
+func tryDevServer(t *testing.T, cli string, out *bytes.Buffer) (string, bool) {
 	port, uiPort := freePort(t), freePort(t)
 	cmd := exec.Command(cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
 		"--http-port", fmt.Sprint(uiPort), "--log-level", "error")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out.Reset()
+	cmd.Stdout, cmd.Stderr = out, out // one writer: exec copies both through one pipe
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stop := func() { _ = cmd.Process.Kill(); <-exited }
 	hostPort := fmt.Sprintf("127.0.0.1:%d", port)
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		select {
+		case <-exited:
+			return "", false
+		default:
+		}
 		cl, err := client.Dial(client.Options{HostPort: hostPort, Logger: quietLogger()})
 		if err == nil {
 			_, err = cl.CheckHealth(context.Background(), &client.CheckHealthRequest{})
 			cl.Close()
 			if err == nil {
-				return hostPort
+				t.Cleanup(stop)
+				return hostPort, true
 			}
 		}
 	}
-	t.Fatalf("the Temporal dev server did not come up:\n%s", out.String())
-	return ""
+	stop()
+	return "", false
 }
 
 func freePort(t *testing.T) int {
