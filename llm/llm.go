@@ -43,6 +43,54 @@ type Message struct {
 	ToolName   string `json:"tool_name,omitempty"`
 	// IsError marks a tool result that reports a failure.
 	IsError bool `json:"is_error,omitempty"`
+	// State is the provider's opaque state of an assistant turn: what the
+	// provider requires back, unchanged, in the next request of the same
+	// conversation (Anthropic's thinking blocks and their signatures,
+	// OpenAI's reasoning items, Gemini's thought signatures). Only the
+	// adapter of its Format reads it; every other ignores it. It is part
+	// of the conversation (recorded, resumed, replayed) but never answer
+	// text: Content and ToolCalls say what the turn said and asked for.
+	State *State `json:"state,omitempty"`
+	// Reasoning is the readable summary of the model's thinking on this
+	// turn, where the provider gives one. It is shown to whoever watches a
+	// run (the live view, -v, --stream-json), never put in a result a
+	// parent or a user reads, and never sent back to a provider (State
+	// carries what the provider needs).
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
+// State is one provider's opaque per-turn state (see Message.State).
+type State struct {
+	// Format names the wire format that produced Data, and so the only
+	// adapter that may read it: StateAnthropic, StateOpenAIResponses,
+	// StateGemini.
+	Format string `json:"format"`
+	// Model is the provider's model that produced the turn. An adapter
+	// may drop state made by another model where its provider refuses it.
+	Model string `json:"model,omitempty"`
+	// Data is the format's own JSON, to be sent back as it came.
+	Data json.RawMessage `json:"data"`
+}
+
+// The formats of State.
+const (
+	// StateAnthropic: the assistant turn's content blocks, in order,
+	// thinking and redacted_thinking blocks with their signatures.
+	StateAnthropic = "anthropic"
+	// StateOpenAIResponses: the Responses API output items of the turn,
+	// reasoning items with their encrypted content.
+	StateOpenAIResponses = "openai-responses"
+	// StateGemini: the candidate's content parts, thought signatures
+	// included.
+	StateGemini = "gemini"
+)
+
+// StateOf returns m's state when it has the given format, or nil.
+func (m *Message) StateOf(format string) *State {
+	if m.State != nil && m.State.Format == format {
+		return m.State
+	}
+	return nil
 }
 
 // UserMessage returns a user message with the given text.
@@ -69,6 +117,10 @@ type ToolSpec struct {
 type Params struct {
 	Temperature *float64 `json:"temperature,omitempty" yaml:"temperature,omitempty" toml:"temperature,omitempty"`
 	MaxTokens   *int     `json:"max_tokens,omitempty" yaml:"max_tokens,omitempty" toml:"max_tokens,omitempty"`
+	// Effort is how hard a reasoning model thinks ("low", "medium",
+	// "high", ...); "" leaves it to the provider. Each adapter maps it to
+	// its provider's own control.
+	Effort string `json:"effort,omitempty" yaml:"effort,omitempty" toml:"effort,omitempty"`
 }
 
 // Request is one model call.
@@ -98,12 +150,15 @@ type OutputSchema struct {
 // Usage counts the tokens of one or more model calls. InputTokens is every
 // input token billed, cached ones included; CacheReadTokens and
 // CacheWriteTokens say how many of them were read from, or written to, the
-// provider's prompt cache (they are priced differently).
+// provider's prompt cache (they are priced differently). OutputTokens is
+// every output token billed; ReasoningTokens says how many of them the
+// model spent thinking, where the provider reports it.
 type Usage struct {
 	InputTokens      int64 `json:"input_tokens"`
 	OutputTokens     int64 `json:"output_tokens"`
 	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
 }
 
 // Total is input plus output tokens.
@@ -112,7 +167,8 @@ func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens}
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens}
 }
 
 // FinishReason says why the model stopped.
@@ -144,6 +200,9 @@ const (
 	EventTextDelta StreamEventKind = iota + 1
 	// EventToolCall carries one complete tool call, arguments assembled.
 	EventToolCall
+	// EventReasoningDelta carries a piece of the readable summary of the
+	// model's thinking (Message.Reasoning), never answer text.
+	EventReasoningDelta
 )
 
 // StreamEvent is what a streaming provider reports while a response is
