@@ -13,7 +13,7 @@ import (
 // OpenLedgerAsync starts opening the ledger (OpenLedger) on another
 // goroutine and returns at once, so that a run's first model call goes out
 // while SQLite opens the file, checks its schema and marks the runs of dead
-// processes interrupted (docs/performance.md, "Start-up").
+// processes interrupted (bench/NOTES.md, "Start-up").
 //
 // Until the store is open, the writes a run queues (ledger.Queue) are held
 // in their order and handed to it, before any later write, once it is

@@ -9,7 +9,7 @@ import (
 
 // startCPUProfile writes a CPU profile of the command to path, in the
 // runtime/pprof format `go tool pprof` reads and `go build -pgo` takes
-// (docs/performance.md, "Start-up" and "Profile-guided optimisation"). It
+// (bench/NOTES.md, "Start-up" and "Profile-guided optimisation"). It
 // is on when DEPUTY_CPUPROFILE names the file; the returned stop ends the
 // profile and closes the file. A
 // profile that cannot be started is reported on stderr and the command

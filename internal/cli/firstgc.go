@@ -8,7 +8,7 @@ import (
 
 // firstGCPercent is GOGC until the first garbage collection. The runtime's
 // first heap goal is 4 MB × GOGC/100: at the default 100, a tree of a
-// dozen model calls (bench row 2, docs/performance.md) collected once, near
+// dozen model calls (bench row 2, bench/NOTES.md) collected once, near
 // its end, on the path to its answer, for a heap it was about to drop.
 const firstGCPercent = 200
 

@@ -9,7 +9,7 @@ import (
 )
 
 // timing measures where a short command spends its time, for start-up work
-// (docs/performance.md, "Start-up"). It is on when DEPUTY_TIMING holds the
+// (bench/NOTES.md, "Start-up"). It is on when DEPUTY_TIMING holds the
 // wall-clock time the command was started, in Unix nanoseconds, as
 //
 //	DEPUTY_TIMING=$(date +%s%N) deputy run lead go

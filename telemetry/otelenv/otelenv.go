@@ -8,7 +8,7 @@
 // HTTP or gRPC, and the console) and nothing more: the contrib autoexport
 // package, which chooses among the same ones, also links the metric and log
 // exporters and Prometheus, whose package initialisation cost every deputy
-// command about 4 ms of start-up (docs/performance.md, "Start-up").
+// command about 4 ms of start-up (bench/NOTES.md, "Start-up").
 package otelenv
 
 import (
