@@ -85,6 +85,27 @@ type Adapter struct {
 	// Invalid are requests, besides the suite's own, that this adapter
 	// must refuse as llm.KindBadRequest without sending anything.
 	Invalid map[string]*llm.Request
+	// Model is the model every suite request asks for; "" means Model
+	// ("conformance-model"), on which the fake applies no model's rules.
+	// A current model of the provider makes the fake emulate what the
+	// provider documents for it (opaque state, refused parameters), so
+	// the suite checks the adapter against today's protocol.
+	Model string
+}
+
+// model is the model the suite's requests name.
+func (a Adapter) model() string {
+	if a.Model != "" {
+		return a.Model
+	}
+	return Model
+}
+
+// request is a request for a's model with one user message.
+func (a Adapter) request(text string) *llm.Request {
+	req := UserRequest(text)
+	req.Model = a.model()
+	return req
 }
 
 // Start runs a fake server answering from script (YAML, see llmtest) and

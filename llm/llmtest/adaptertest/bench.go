@@ -12,7 +12,7 @@ import (
 // for an answer with text and two tool calls.
 func Bench(b *testing.B, a Adapter) {
 	p, _ := Start(b, a, toolScript)
-	req := &llm.Request{Model: Model, Messages: []llm.Message{llm.UserMessage("gopher")}, Tools: []llm.ToolSpec{LookupTool, ClockTool}}
+	req := &llm.Request{Model: a.model(), Messages: []llm.Message{llm.UserMessage("gopher")}, Tools: []llm.ToolSpec{LookupTool, ClockTool}}
 	for _, stream := range []bool{false, true} {
 		b.Run(streamName(stream), func(b *testing.B) {
 			var onEvent llm.StreamFunc

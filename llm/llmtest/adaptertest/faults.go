@@ -68,7 +68,7 @@ func checkSurfaced(t *testing.T, a Adapter, tt retryableFault, stream bool) {
 	}
 	p, srv := Start(t, a, faultScript(tt.fault, extra))
 	var rec Recorder
-	_, err := p.Generate(Context(t), UserRequest("hi"), rec.Func(stream))
+	_, err := p.Generate(Context(t), a.request("hi"), rec.Func(stream))
 	e := WantKind(t, err, tt.kind, Key)
 	checkFault(t, a, p, e, tt.fault)
 	if tt.fault == "rate_limit" && e.RetryAfter != 2*time.Second {
@@ -95,7 +95,7 @@ func checkRecovers(t *testing.T, a Adapter, tt retryableFault, stream bool) {
 		waits = append(waits, wait)
 	}
 	var rec Recorder
-	resp, err := llm.WithRetry(p, policy).Generate(Context(t), UserRequest("hi"), rec.Func(stream))
+	resp, err := llm.WithRetry(p, policy).Generate(Context(t), a.request("hi"), rec.Func(stream))
 	if err != nil {
 		t.Fatalf("Generate with retry: %v", err)
 	}
@@ -143,7 +143,7 @@ func testFinalFaults(t *testing.T, a Adapter) {
 			t.Run(tt.fault+"/"+streamName(stream), func(t *testing.T) {
 				p, srv := Start(t, a, faultScript(tt.fault, ""))
 				var rec Recorder
-				_, err := llm.WithRetry(p, quickRetry).Generate(Context(t), UserRequest("hi"), rec.Func(stream))
+				_, err := llm.WithRetry(p, quickRetry).Generate(Context(t), a.request("hi"), rec.Func(stream))
 				e := WantKind(t, err, tt.kind, Key)
 				checkFault(t, a, p, e, tt.fault)
 				if n := len(srv.Requests()); n != 1 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/deputyhq/deputy/llm"
 )
@@ -18,6 +19,8 @@ import (
 type Recorder struct {
 	Texts []string
 	Calls []llm.ToolCall
+	// Reasonings are the reasoning deltas (llm.EventReasoningDelta).
+	Reasonings []string
 }
 
 // On is an llm.StreamFunc that records ev.
@@ -27,11 +30,16 @@ func (r *Recorder) On(ev llm.StreamEvent) {
 		r.Texts = append(r.Texts, ev.Text)
 	case llm.EventToolCall:
 		r.Calls = append(r.Calls, *ev.ToolCall)
+	case llm.EventReasoningDelta:
+		r.Reasonings = append(r.Reasonings, ev.Text)
 	}
 }
 
 // Text is the text deltas joined.
 func (r *Recorder) Text() string { return strings.Join(r.Texts, "") }
+
+// Reasoning is the reasoning deltas joined.
+func (r *Recorder) Reasoning() string { return strings.Join(r.Reasonings, "") }
 
 // Func returns r.On when stream is set and nil otherwise, so one test body
 // can run a call plain and streamed.
@@ -55,6 +63,11 @@ func JSONEqual(a, b []byte) bool {
 
 // CmpJSON makes cmp compare json.RawMessage values with JSONEqual.
 var CmpJSON = cmp.Comparer(func(a, b json.RawMessage) bool { return JSONEqual(a, b) })
+
+// IgnoreState makes cmp leave out a message's provider state and reasoning:
+// what a current model adds to a turn besides its text and tool calls,
+// which the suite's checks of text and calls do not depend on.
+var IgnoreState = cmpopts.IgnoreFields(llm.Message{}, "State", "Reasoning")
 
 // WantKind fails the test unless err is (or wraps) an *llm.Error of kind
 // whose texts hold none of secrets, and returns it.

@@ -20,7 +20,7 @@ rules:
   - match: { model: "^other$" }
     reply: { text: "x" }
 `)
-	_, err := p.Generate(Context(t), UserRequest("hi"), nil)
+	_, err := p.Generate(Context(t), a.request("hi"), nil)
 	e := WantKind(t, err, llm.KindBadRequest, Key)
 	if !strings.Contains(e.Message, "no rule matched") {
 		t.Errorf("message %q does not carry the server's explanation", e.Message)
@@ -34,8 +34,8 @@ func testInvalidRequests(t *testing.T, a Adapter) {
 	bad := map[string]*llm.Request{
 		"nil":             nil,
 		"no model":        {Messages: []llm.Message{llm.UserMessage("x")}},
-		"unknown role":    {Model: Model, Messages: []llm.Message{{Role: "system", Content: "x"}}},
-		"schema not JSON": {Model: Model, Messages: []llm.Message{llm.UserMessage("x")}, Tools: []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(`{"type":`)}}},
+		"unknown role":    {Model: a.model(), Messages: []llm.Message{{Role: "system", Content: "x"}}},
+		"schema not JSON": {Model: a.model(), Messages: []llm.Message{llm.UserMessage("x")}, Tools: []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(`{"type":`)}}},
 	}
 	maps.Copy(bad, a.Invalid)
 	for _, name := range slices.Sorted(maps.Keys(bad)) {
@@ -61,7 +61,7 @@ func testHeaders(t *testing.T, a Adapter) {
 	})
 	for _, stream := range []bool{false, true} {
 		var rec Recorder
-		if _, err := p.Generate(Context(t), UserRequest("x"), rec.Func(stream)); err != nil {
+		if _, err := p.Generate(Context(t), a.request("x"), rec.Func(stream)); err != nil {
 			t.Fatalf("%s: Generate: %v", streamName(stream), err)
 		}
 	}
@@ -84,7 +84,7 @@ func testEnvironment(t *testing.T, a Adapter) {
 	p, srv := Start(t, a, helloScript)
 	for _, stream := range []bool{false, true} {
 		var rec Recorder
-		if _, err := p.Generate(Context(t), UserRequest("x"), rec.Func(stream)); err != nil {
+		if _, err := p.Generate(Context(t), a.request("x"), rec.Func(stream)); err != nil {
 			t.Fatalf("%s: Generate: %v", streamName(stream), err)
 		}
 	}
@@ -123,7 +123,7 @@ func testHTTPClient(t *testing.T, a Adapter) {
 	p, srv := Start(t, a, helloScript, func(o *Options) { o.HTTPClient = client })
 	for _, stream := range []bool{false, true} {
 		var rec Recorder
-		if _, err := p.Generate(Context(t), UserRequest("x"), rec.Func(stream)); err != nil {
+		if _, err := p.Generate(Context(t), a.request("x"), rec.Func(stream)); err != nil {
 			t.Fatalf("%s: Generate: %v", streamName(stream), err)
 		}
 	}
@@ -145,10 +145,10 @@ func testBaseURLSuffix(t *testing.T, a Adapter) {
 		t.Skip("the adapter names no tolerated suffix")
 	}
 	p, srv := Start(t, a, helloScript, func(o *Options) { o.BaseURL += a.BaseURLSuffix })
-	if _, err := p.Generate(Context(t), UserRequest("x"), nil); err != nil {
+	if _, err := p.Generate(Context(t), a.request("x"), nil); err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
-	if got, want := srv.Requests()[0].Path, a.Path(Model, false); got != want {
+	if got, want := srv.Requests()[0].Path, a.Path(a.model(), false); got != want {
 		t.Errorf("path = %q, want %q", got, want)
 	}
 }
@@ -161,7 +161,7 @@ func testCustomName(t *testing.T, a Adapter) {
 	if p.Name() != name {
 		t.Errorf("Name() = %q, want %q", p.Name(), name)
 	}
-	_, err := p.Generate(Context(t), UserRequest("hi"), nil)
+	_, err := p.Generate(Context(t), a.request("hi"), nil)
 	if e := WantKind(t, err, llm.KindAuth, Key); e.Provider != name {
 		t.Errorf("error provider %q, want %q", e.Provider, name)
 	}

@@ -27,7 +27,7 @@ rules:
     reply: { text: "this answer never gets past its first event" }
 `, func(o *Options) { o.IdleTimeout = idleTimeout })
 	var rec Recorder
-	_, err := p.Generate(Context(t), UserRequest("hi"), rec.On)
+	_, err := p.Generate(Context(t), a.request("hi"), rec.On)
 	if !errors.Is(err, llm.ErrTimeout) {
 		t.Fatalf("error = %v, want llm.ErrTimeout", err)
 	}
@@ -53,7 +53,7 @@ func testStalledPlainCall(t *testing.T, a Adapter) {
 	p, _ := Start(t, a, faultScript("stall", ""))
 	ctx, cancel := context.WithTimeout(Context(t), idleTimeout)
 	defer cancel()
-	_, err := p.Generate(ctx, UserRequest("hi"), nil)
+	_, err := p.Generate(ctx, a.request("hi"), nil)
 	WantKind(t, err, llm.KindTimeout, Key)
 }
 
@@ -62,7 +62,7 @@ func testStalledPlainCall(t *testing.T, a Adapter) {
 // set no deadline, and the error says what happened.
 func testUnansweredPlainCall(t *testing.T, a Adapter) {
 	p, _ := Start(t, a, faultScript("stall", ""), func(o *Options) { o.ResponseTimeout = idleTimeout })
-	_, err := p.Generate(Context(t), UserRequest("hi"), nil)
+	_, err := p.Generate(Context(t), a.request("hi"), nil)
 	e := WantKind(t, err, llm.KindTimeout, Key)
 	if !strings.Contains(e.Error(), "no response within 300ms") {
 		t.Errorf("error %q does not say the server did not answer", e)
@@ -81,7 +81,7 @@ rules:
 	ctx, cancel := context.WithCancel(Context(t))
 	defer cancel()
 	deltas := 0
-	_, err := p.Generate(ctx, UserRequest("hi"), func(ev llm.StreamEvent) {
+	_, err := p.Generate(ctx, a.request("hi"), func(ev llm.StreamEvent) {
 		if ev.Kind == llm.EventTextDelta {
 			deltas++
 			cancel()
@@ -107,7 +107,7 @@ func testConnectionRefused(t *testing.T, a Adapter) {
 	p := a.New(t, Options{BaseURL: "http://" + addr, APIKey: Key})
 	for _, stream := range []bool{false, true} {
 		var rec Recorder
-		_, err := p.Generate(Context(t), UserRequest("hi"), rec.Func(stream))
+		_, err := p.Generate(Context(t), a.request("hi"), rec.Func(stream))
 		e := WantKind(t, err, llm.KindConnection, Key)
 		if e.Provider != a.Name {
 			t.Errorf("%s: provider %q, want %q", streamName(stream), e.Provider, a.Name)

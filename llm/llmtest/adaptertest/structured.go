@@ -20,7 +20,7 @@ func testStructuredOutput(t *testing.T, a Adapter) {
 	for _, stream := range []bool{false, true} {
 		t.Run(streamName(stream), func(t *testing.T) {
 			p, srv := Start(t, a, `rules: [{reply: {text: '{"verdict":"pass","issues":0}'}}]`)
-			req := UserRequest("review")
+			req := a.request("review")
 			req.Output = &llm.OutputSchema{Name: "review", Schema: OutputSchema}
 			var rec Recorder
 			resp, err := p.Generate(Context(t), req, rec.Func(stream))

@@ -24,7 +24,7 @@ func testText(t *testing.T, a Adapter) {
 	for _, stream := range []bool{false, true} {
 		t.Run(streamName(stream), func(t *testing.T) {
 			p, srv := Start(t, a, helloScript)
-			req := UserRequest("Ada")
+			req := a.request("Ada")
 			req.System = "You are terse."
 			var rec Recorder
 			resp, err := p.Generate(Context(t), req, rec.Func(stream))
@@ -35,12 +35,13 @@ func testText(t *testing.T, a Adapter) {
 				Message:      llm.Message{Role: llm.RoleAssistant, Content: "Hello, Ada! Nice to meet you."},
 				Usage:        llm.Usage{InputTokens: 12, OutputTokens: 7},
 				FinishReason: llm.FinishStop,
-				Model:        Model,
+				Model:        a.model(),
 			}
-			if diff := cmp.Diff(want, resp); diff != "" {
+			if diff := cmp.Diff(want, resp, IgnoreState); diff != "" {
 				t.Errorf("response (-want +got):\n%s", diff)
 			}
 			if stream {
+				checkReasoning(t, &rec, resp)
 				if len(rec.Texts) < 2 {
 					t.Errorf("got %d text deltas, want the text in pieces", len(rec.Texts))
 				}
@@ -57,8 +58,8 @@ func testText(t *testing.T, a Adapter) {
 				t.Fatalf("server got %d requests, want 1", len(log))
 			}
 			r := log[0]
-			if r.Protocol != a.Protocol || r.Path != a.Path(Model, stream) || r.Stream != stream {
-				t.Errorf("request: protocol %q path %q stream %v, want %q %q %v", r.Protocol, r.Path, r.Stream, a.Protocol, a.Path(Model, stream), stream)
+			if r.Protocol != a.Protocol || r.Path != a.Path(a.model(), stream) || r.Stream != stream {
+				t.Errorf("request: protocol %q path %q stream %v, want %q %q %v", r.Protocol, r.Path, r.Stream, a.Protocol, a.Path(a.model(), stream), stream)
 			}
 			if got, want := r.Header.Get(a.KeyHeader), a.KeyPrefix+Key; got != want {
 				t.Errorf("%s header = %q, want %q", a.KeyHeader, got, want)
@@ -77,6 +78,15 @@ func testText(t *testing.T, a Adapter) {
 	}
 }
 
+// checkReasoning: the reasoning deltas of a stream join to the
+// response's reasoning (none for a model that gives none).
+func checkReasoning(t *testing.T, rec *Recorder, resp *llm.Response) {
+	t.Helper()
+	if got := rec.Reasoning(); got != resp.Message.Reasoning {
+		t.Errorf("reasoning deltas join to %q, want the response's reasoning %q", got, resp.Message.Reasoning)
+	}
+}
+
 // testParams: set parameters arrive as given, an explicit temperature 0
 // included, and unset ones are left out (or take the adapter's default).
 func testParams(t *testing.T, a Adapter) {
@@ -92,7 +102,7 @@ func testParams(t *testing.T, a Adapter) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, srv := Start(t, a, helloScript)
-			req := UserRequest("x")
+			req := a.request("x")
 			req.Params = tt.params
 			if _, err := p.Generate(Context(t), req, nil); err != nil {
 				t.Fatalf("Generate: %v", err)

@@ -50,7 +50,7 @@ func testToolRoundTrip(t *testing.T, a Adapter) {
 			p, srv := Start(t, a, toolScript)
 			ctx := Context(t)
 			req := &llm.Request{
-				Model:    Model,
+				Model:    a.model(),
 				System:   "Use tools.",
 				Messages: []llm.Message{llm.UserMessage("gopher")},
 				Tools:    []llm.ToolSpec{LookupTool, ClockTool},
@@ -84,6 +84,7 @@ func testToolRoundTrip(t *testing.T, a Adapter) {
 				if got := rec.Text(); got != "Let me look." {
 					t.Errorf("text deltas join to %q", got)
 				}
+				checkReasoning(t, &rec, resp)
 			}
 
 			first := srv.Requests()[0].Parsed
@@ -121,7 +122,7 @@ func testToolRoundTrip(t *testing.T, a Adapter) {
 				{Role: llm.RoleTool, Content: "a small rodent", ToolCallID: calls[0].ID, ToolName: "lookup"},
 				{Role: llm.RoleTool, Content: "clock is broken", ToolCallID: calls[1].ID, ToolName: "clock", IsError: a.ToolErrorFlag},
 			}
-			if diff := cmp.Diff(want, second.Messages, CmpJSON); diff != "" {
+			if diff := cmp.Diff(want, second.Messages, CmpJSON, IgnoreState); diff != "" {
 				t.Errorf("messages as the server read them (-want +got):\n%s", diff)
 			}
 			if second.System != req.System {
@@ -169,7 +170,7 @@ rules:
 	for _, stream := range []bool{false, true} {
 		t.Run(streamName(stream), func(t *testing.T) {
 			p, _ := Start(t, a, script)
-			req := &llm.Request{Model: Model, Messages: []llm.Message{llm.UserMessage("time?")}, Tools: []llm.ToolSpec{{Name: "now"}}}
+			req := &llm.Request{Model: a.model(), Messages: []llm.Message{llm.UserMessage("time?")}, Tools: []llm.ToolSpec{{Name: "now"}}}
 			var rec Recorder
 			resp, err := p.Generate(Context(t), req, rec.Func(stream))
 			if err != nil {
@@ -188,7 +189,7 @@ rules:
 	}
 	t.Run("history", func(t *testing.T) {
 		p, srv := Start(t, a, script)
-		req := &llm.Request{Model: Model, Tools: []llm.ToolSpec{{Name: "now"}}, Messages: []llm.Message{
+		req := &llm.Request{Model: a.model(), Tools: []llm.ToolSpec{{Name: "now"}}, Messages: []llm.Message{
 			llm.UserMessage("time?"),
 			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "now"}}},
 			{Role: llm.RoleTool, ToolCallID: "call_1", ToolName: "now", Content: "noon"},
