@@ -1,0 +1,101 @@
+package isolate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// snapshot commits the working state of r as git would see it after
+// `git add --all` (tracked files as they are on disk, deletions, untracked
+// files that are not ignored), with parent as the commit's parent ("" for
+// none), and returns the commit. The user's index is only read: the
+// snapshot is built in a copy of it, whose file-status cache spares git
+// from reading every unchanged file again.
+func (m *Manager) snapshot(ctx context.Context, r repo, parent, message string) (string, error) {
+	index, err := m.tempIndex(filepath.Join(r.gitDir, "index"))
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(index)
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := m.git(ctx, command{dir: r.top, env: env, args: []string{"add", "--all"}}); err != nil {
+		return "", err
+	}
+	tree, err := m.line(ctx, command{dir: r.top, env: env, args: []string{"write-tree"}})
+	if err != nil {
+		return "", err
+	}
+	args := []string{"commit-tree", "--no-gpg-sign", tree}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	return m.line(ctx, command{dir: r.top, stdin: strings.NewReader(message), args: args})
+}
+
+// tempDir holds the temporary index files, under Dir so that what a killed
+// process leaves is found by Clean. Their names carry the pid of the
+// process using them.
+func (m *Manager) tempDir() string { return filepath.Join(m.Dir, "tmp") }
+
+// tempIndex copies the index file from (when there is one) to a new
+// temporary file and returns its name. Without an index to copy, the file
+// does not exist, and git starts from an empty index.
+func (m *Manager) tempIndex(from string) (string, error) {
+	if err := os.MkdirAll(m.tempDir(), 0o755); err != nil {
+		return "", fmt.Errorf("isolate: %w", err)
+	}
+	f, err := os.CreateTemp(m.tempDir(), "index-"+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return "", fmt.Errorf("isolate: %w", err)
+	}
+	name := f.Name()
+	src, err := os.Open(from)
+	if errors.Is(err, os.ErrNotExist) {
+		f.Close()
+		os.Remove(name)
+		return name, nil
+	}
+	if err == nil {
+		_, err = io.Copy(f, src)
+		src.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", fmt.Errorf("isolate: copying the index: %w", err)
+	}
+	return name, nil
+}
+
+// CleanTemp removes the temporary files that processes no longer running
+// left in Dir (a deputy killed during a snapshot).
+func (m *Manager) CleanTemp() error {
+	entries, err := os.ReadDir(m.tempDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("isolate: %w", err)
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "index-")
+		if !ok {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err == nil && processRunning(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(m.tempDir(), e.Name()))
+	}
+	return nil
+}
