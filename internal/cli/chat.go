@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -22,13 +21,11 @@ import (
 )
 
 type chatFlags struct {
-	model     string
-	workdir   string
+	rootFlags
 	session   string
 	subagents bool
 	verbose   bool
 	progress  string
-	budget    budgetFlags
 }
 
 const chatHelp = `Commands:
@@ -63,12 +60,10 @@ The conversation is stored as a session in the ledger; resume it later with
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "model as provider/model or a Claude Code alias such as sonnet (overrides the agent's)")
-	fl.StringVar(&f.workdir, "workdir", "", "working directory (default: the agent's workdir, else the current directory)")
+	f.rootFlags.add(cmd, "each message's run")
 	fl.StringVar(&f.session, "session", "", "resume this session (default: start a new one)")
 	fl.BoolVar(&f.subagents, "subagents", false, "start with the subagent tool on (toggle with /subagents on|off)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
-	f.budget.add(cmd, "each message's run")
 	fl.StringVar(&f.progress, "progress", progressAuto, "how delegated work shows on stderr while children run: auto (the live tree on a terminal), live, plain (as -v), none")
 	return cmd
 }
@@ -122,24 +117,12 @@ func (r *lineReader) ask(ctx context.Context, question string) (string, error) {
 }
 
 func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) error {
-	budget, err := f.budget.get()
+	setup, err := prepareRoot(cmd, g, &f.rootFlags, name, defaultChatAgent)
 	if err != nil {
 		return err
 	}
-	w, err := loadWorkspace(cmd, g)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	if f.model, err = modelFlag(f.model); err != nil {
-		return err
-	}
-	a := defaultChatAgent()
-	if name != "" {
-		if a, err = w.agent(name); err != nil {
-			return err
-		}
-	}
+	defer setup.Close()
+	w, a := setup.w, setup.agent
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	mode, err := progressMode(f.progress, f.verbose, errOut)
 	if err != nil {
@@ -160,10 +143,6 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 		}
 		return lines.ask(ctx, q)
 	}
-	workdir := a.ResolveWorkdir(w.Dir)
-	if f.workdir != "" {
-		workdir, _ = filepath.Abs(f.workdir)
-	}
 	ctx := context.WithoutCancel(cmd.Context())
 	flushTraces, err := w.startTracing(ctx)
 	if err != nil {
@@ -177,19 +156,16 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	defer closeLedger(ledger, cmd.ErrOrStderr())
 
 	session := f.session
-	var history []llm.Message
-	if session != "" {
-		exs, err := ledger.Window(ctx, session, 0)
-		if err != nil {
-			return err
-		}
-		if len(exs) == 0 {
-			return &exitError{code: ExitFailed, err: fmt.Errorf("no session %q (see 'deputy sessions list')", session)}
-		}
-		history = exchangesToMessages(exs)
-		fmt.Fprintf(errOut, "Resumed session %s (%d exchanges).\n", session, len(exs))
-	} else {
+	history, exchanges, err := sessionHistory(ctx, ledger, session)
+	switch {
+	case err != nil:
+		return err
+	case session == "":
 		session = "chat-" + store.NewID()
+	case exchanges == 0:
+		return &exitError{code: ExitFailed, err: fmt.Errorf("no session %q (see 'deputy sessions list')", session)}
+	default:
+		fmt.Fprintf(errOut, "Resumed session %s (%d exchanges).\n", session, exchanges)
 	}
 	// Each turn shows through its own chatTurn; the engine's listener
 	// forwards to the current one.
@@ -268,8 +244,8 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 		turnMu.Lock()
 		turn = t
 		turnMu.Unlock()
-		env := engine.Run(turnCtx, delegate.RunRequest{Agent: a, Task: line, History: history, Model: f.model,
-			Workdir: workdir, SessionID: session, Subagents: &sub, OnText: t.text, Budget: budget})
+		env := engine.Run(turnCtx, delegate.RunRequest{Agent: a, Task: line, History: history, Model: setup.model,
+			Workdir: setup.workdir, SessionID: session, Subagents: &sub, OnText: t.text, Budget: setup.budget})
 		t.end()
 		close(done)
 		cancel()

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,11 +23,8 @@ import (
 )
 
 type runFlags struct {
-	model   string
-	workdir string
-	skill   string
+	rootFlags
 	timeout time.Duration
-	budget  budgetFlags
 	dryRun  bool
 	json    bool
 	verbose bool
@@ -67,11 +63,8 @@ after retries, timeout), 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model or a Claude Code alias such as sonnet (overrides the agent's)")
-	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
-	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
+	f.rootFlags.add(cmd, "the whole run")
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of the whole run, e.g. 90s or 5m (default none)")
-	f.budget.add(cmd, "the whole run")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print what would be sent (system prompt, messages, files, tools) and exit without calling a model")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object: output (and output_json for an agent with an output schema), status, model, usage, duration_ms, run_id and the tree of child runs")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
@@ -92,25 +85,15 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	// the handler is set up while the configuration loads.
 	signals := interruptSoon(cmd.Context())
 	defer signals.release()
-	budget, err := f.budget.get()
-	if err != nil {
-		return err
-	}
 	if f.timeout < 0 {
 		return configErrf("--timeout must not be negative (got %s)", f.timeout)
 	}
-	w, err := loadWorkspace(cmd, g)
+	setup, err := prepareRoot(cmd, g, &f.rootFlags, name, nil)
 	if err != nil {
 		return err
 	}
-	defer w.Close()
-	a, err := w.agent(name)
-	if err != nil {
-		return err
-	}
-	if a, err = w.withSkill(a, f.skill); err != nil {
-		return err
-	}
+	defer setup.Close()
+	w, a := setup.w, setup.agent
 	stdinText, err := stdin.ReadPiped(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes)
 	if err != nil {
 		return configErr(err)
@@ -125,18 +108,8 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" {
 		return configErrf("no task: give it after the agent's name, or pipe it on stdin")
 	}
-	workdir := a.ResolveWorkdir(w.Dir)
-	if f.workdir != "" {
-		workdir, _ = filepath.Abs(f.workdir)
-	}
-	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
-		return configErrf("working directory %s does not exist", workdir)
-	}
-	if f.model, err = modelFlag(f.model); err != nil {
-		return err
-	}
-	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: f.model, Workdir: workdir, SessionID: f.session,
-		Budget: budget}
+	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: setup.model, Workdir: setup.workdir, SessionID: f.session,
+		Budget: setup.budget}
 
 	mode, err := progressMode(f.progress, f.verbose, cmd.ErrOrStderr())
 	if err != nil {
@@ -176,14 +149,10 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		closeLedger(ledger, cmd.ErrOrStderr())
 		cmdTiming.mark("ledger close")
 	}()
-	if f.session != "" {
-		// The session's history goes into the first model call: this
-		// waits for the open.
-		exs, err := ledger.Window(ctx, f.session, 0)
-		if err != nil {
-			return err
-		}
-		req.History = exchangesToMessages(exs)
+	// The session's history goes into the first model call: this waits
+	// for the open.
+	if req.History, _, err = sessionHistory(ctx, ledger, f.session); err != nil {
+		return err
 	}
 	ctx, interrupt := context.WithCancel(ctx)
 	defer interrupt()

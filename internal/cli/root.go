@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/ledger"
+	"github.com/deputyhq/deputy/llm"
+)
+
+// rootFlags are the flags of a command that runs a root agent (run and
+// chat): which model, which skill, where, and with what budget. One place
+// adds them and turns them into the root's settings, so that the two
+// commands cannot drift apart.
+type rootFlags struct {
+	model   string
+	workdir string
+	skill   string
+	budget  budgetFlags
+}
+
+// add adds the flags to cmd; budgetOf says what the budget bounds.
+func (f *rootFlags) add(cmd *cobra.Command, budgetOf string) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model or a Claude Code alias such as sonnet (overrides the agent's)")
+	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
+	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
+	f.budget.add(cmd, budgetOf)
+}
+
+// rootSetup is what run and chat prepare before their first model call:
+// the workspace, the agent with the flags applied, and where it works.
+type rootSetup struct {
+	w       *cliWorkspace
+	agent   *config.Agent
+	model   string // --model, checked; "" keeps the agent's
+	workdir string // checked to be a directory
+	budget  config.Budget
+}
+
+// Close closes the workspace.
+func (s *rootSetup) Close() error { return s.w.Close() }
+
+// prepareRoot loads the workspace and the agent name (fallback when name
+// is "": chat's general assistant), and checks the flags against them.
+// Every error is a configuration error, before any network call.
+func prepareRoot(cmd *cobra.Command, g *globalFlags, f *rootFlags, name string, fallback func() *config.Agent) (_ *rootSetup, err error) {
+	s := &rootSetup{}
+	if s.budget, err = f.budget.get(); err != nil {
+		return nil, err
+	}
+	if s.model, err = modelFlag(f.model); err != nil {
+		return nil, err
+	}
+	if s.w, err = loadWorkspace(cmd, g); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			s.w.Close()
+		}
+	}()
+	if name == "" && fallback != nil {
+		s.agent = fallback()
+	} else if s.agent, err = s.w.agent(name); err != nil {
+		return nil, err
+	}
+	if s.agent, err = s.w.withSkill(s.agent, f.skill); err != nil {
+		return nil, err
+	}
+	s.workdir = s.agent.ResolveWorkdir(s.w.Dir)
+	if f.workdir != "" {
+		s.workdir, _ = filepath.Abs(f.workdir)
+	}
+	if fi, err := os.Stat(s.workdir); err != nil || !fi.IsDir() {
+		return nil, configErrf("working directory %s does not exist", s.workdir)
+	}
+	return s, nil
+}
+
+// sessionWindow reads a session's stored exchanges (run's and chat's
+// --session).
+type sessionWindow interface {
+	Window(ctx context.Context, sessionID string, n int) ([]ledger.Exchange, error)
+}
+
+// sessionHistory is the conversation a session's exchanges make, and how
+// many exchanges it has; a session id of "" has none.
+func sessionHistory(ctx context.Context, l sessionWindow, session string) ([]llm.Message, int, error) {
+	if session == "" {
+		return nil, 0, nil
+	}
+	exs, err := l.Window(ctx, session, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	return exchangesToMessages(exs), len(exs), nil
+}
