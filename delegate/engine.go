@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,6 +124,49 @@ type Engine struct {
 	specNamesOnce sync.Once
 }
 
+// New returns an engine that runs the agents agents defines, on the
+// providers models resolves, with the tools tools gives each working
+// directory. Leaving one of them out is an error (ErrConfig). Set the
+// other fields (Ledger, Listeners, Options, ...) before the first Run.
+//
+// A struct literal is an engine too; Run, Resume, Prepare and Describe
+// check the same three parts and answer a missing one with its error
+// rather than a panic.
+func New(agents Agents, models Models, tools Tools) (*Engine, error) {
+	e := &Engine{Agents: agents, Models: models, Tools: tools}
+	if err := e.check(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// check reports the parts an engine cannot run without that it lacks.
+func (e *Engine) check() error {
+	var missing []string
+	if e.Agents == nil {
+		missing = append(missing, "Agents")
+	}
+	if e.Models == nil {
+		missing = append(missing, "Models")
+	}
+	if e.Tools == nil {
+		missing = append(missing, "Tools")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: the engine has no %s (give them to delegate.New)", ErrConfig, strings.Join(missing, " and no "))
+	}
+	return nil
+}
+
+// builtinTools is Tools of workdir; an empty registry when Tools returns
+// none.
+func (e *Engine) builtinTools(workdir string) *tool.Registry {
+	if all := e.Tools(workdir); all != nil {
+		return all
+	}
+	return tool.NewRegistry()
+}
+
 // RunRequest asks for a root run of an agent.
 type RunRequest struct {
 	Agent *config.Agent
@@ -196,7 +240,11 @@ type run struct {
 func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 	r, err := e.rootRun(req)
 	if err != nil {
-		return &Envelope{Kind: KindRoot, Label: req.Agent.Name, Status: StatusError, Error: err.Error(), Err: err}
+		var label string
+		if req.Agent != nil {
+			label = req.Agent.Name
+		}
+		return &Envelope{Kind: KindRoot, Label: label, Status: StatusError, Error: err.Error(), Err: err}
 	}
 	r.budget = req.Budget
 	id := ledger.NewID()

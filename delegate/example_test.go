@@ -106,23 +106,24 @@ rules:
     reply: {text: "the moon's gravity."}
 `))
 
-	engine := &delegate.Engine{
-		Agents: config.NewAgentSet(lead, researcher),
-		Models: scriptModels{model},
-		// The built-in tools, confined to each run's working directory.
-		Tools: func(workdir string) *tool.Registry {
-			return builtin.New(builtin.Options{Workdir: workdir})
-		},
-		Listeners: []delegate.Listener{func(ev delegate.Event) {
-			switch ev.Type {
-			case delegate.EventSpawn:
-				fmt.Printf("spawn %s (%s, depth %d)\n", ev.Label, ev.Kind, ev.Depth)
-			case delegate.EventComplete:
-				fmt.Printf("complete %s: %s\n", ev.Label, ev.Status)
-			}
-		}},
-		Options: delegate.Options{DefaultTools: builtin.DefaultToolNames()},
+	// The three parts an engine cannot run without: its agents, its
+	// models, and the built-in tools of each run's working directory.
+	engine, err := delegate.New(config.NewAgentSet(lead, researcher), scriptModels{model},
+		func(workdir string) *tool.Registry { return builtin.New(builtin.Options{Workdir: workdir}) })
+	if err != nil {
+		fmt.Println("error:", err) // a part left out (nil)
+		return
 	}
+	// The rest are plain fields, set before the first run.
+	engine.Listeners = []delegate.Listener{func(ev delegate.Event) {
+		switch ev.Type {
+		case delegate.EventSpawn:
+			fmt.Printf("spawn %s (%s, depth %d)\n", ev.Label, ev.Kind, ev.Depth)
+		case delegate.EventComplete:
+			fmt.Printf("complete %s: %s\n", ev.Label, ev.Status)
+		}
+	}}
+	engine.Options = delegate.Options{DefaultTools: builtin.DefaultToolNames()}
 
 	env := engine.Run(context.Background(), delegate.RunRequest{
 		Agent:   lead,

@@ -16,6 +16,9 @@ import (
 
 // rootRun describes the root run of a request.
 func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
+	if err := e.check(); err != nil {
+		return run{}, err
+	}
 	a := req.Agent
 	if a == nil {
 		return run{}, fmt.Errorf("%w: no agent to run", ErrConfig)

@@ -132,6 +132,9 @@ func (h *handOver) Execute(_ context.Context, c *Child) *Envelope {
 
 // scopeOf rebuilds the scope and run of spec in this process.
 func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
+	if err := e.check(); err != nil {
+		return nil, run{}, err
+	}
 	r := run{kind: spec.Kind, label: spec.Label, system: spec.System, messages: spec.Messages, historyLen: spec.HistoryLen,
 		task: spec.Task, model: spec.Model, params: spec.Params, maxTurns: spec.MaxTurns, timeout: spec.Timeout,
 		workdir: spec.Workdir, subagentOn: spec.SubagentOn, queryTools: spec.QueryTools, summary: spec.Summary,
@@ -159,7 +162,7 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 		owner = a
 	}
 	builtin := slices.DeleteFunc(slices.Clone(spec.BaseTools), func(n string) bool { return strings.HasPrefix(n, MCPToolPrefix) })
-	base, err := e.Tools(spec.Workdir).Narrow(builtin)
+	base, err := e.builtinTools(spec.Workdir).Narrow(builtin)
 	if err == nil && len(builtin) < len(spec.BaseTools) {
 		base, err = e.externalTools(base, owner, spec.BaseTools)
 	}

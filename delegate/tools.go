@@ -98,7 +98,7 @@ func offeredSet(reg *tool.Registry) map[string]bool {
 // is alone. A run given external tools does not share its registry: they
 // are the source's own (a server may start or fail between two runs).
 func (e *Engine) agentTools(tree *Tree, a *config.Agent, workdir string) (*tool.Registry, error) {
-	all := e.Tools(workdir)
+	all := e.builtinTools(workdir)
 	if tree == nil {
 		reg, _, err := e.baseTools(a, all)
 		return reg, err
