@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deputyhq/deputy/config/internal/osfile"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -17,6 +18,10 @@ const (
 	MaxSubAgentMaxDepth     = 5
 	DefaultSubAgentTimeout  = 120 * time.Second
 )
+
+// ToolsAll in an agent's tools means every tool the run allows: what a
+// Claude Code agent without a tools key (or with "*") gets.
+const ToolsAll = "*"
 
 // ModelInherit is the model value that means "use the parent's model" (at
 // the root: the settings' default_model).
@@ -82,18 +87,35 @@ type Agent struct {
 	// agents found in axe's directory, "" (a task is required) otherwise.
 	DefaultTask string
 	// Path is the file the agent came from; Source is where that file was
-	// found (SourceAxe, SourceClaude, SourceUser, SourceProject,
-	// SourceFlag, SourceBuiltin).
+	// found: one of deputy's own (SourceUser, SourceProject, SourceFlag,
+	// SourceBuiltin) or the origin tool's ("axe", "claude", ...; see Dir).
 	Path   string
 	Source string
+
+	// Optional are those of SubAgents the file names the way its origin
+	// tool names agents it may spawn and skips when no file defines them
+	// (Claude Code's Agent(a, b) in tools): LoadAgents leaves such a name
+	// out of SubAgents with a warning, where a sub_agents entry naming no
+	// agent is an error.
+	Optional OptionalSubAgents
+	// LenientTools names the tool ("Claude Code") whose rule this agent's
+	// file follows for a tools entry that names no tool deputy has: Lint
+	// leaves it out with a warning, as that tool does. "" makes such an
+	// entry an error.
+	LenientTools string
 
 	// lines maps a dotted key to the line it was written on, so checks that
 	// run after loading (Lint) can point at it.
 	lines map[string]int
-	// spawnTools are the agents a Claude Code file's tools name in
-	// Agent(...) (also in SubAgents): LoadAgents leaves out, with a
-	// warning, those no file defines, as Claude Code cannot spawn them.
-	spawnTools []string
+}
+
+// OptionalSubAgents are sub-agents an agent file names softly (see
+// Agent.Optional).
+type OptionalSubAgents struct {
+	Names []string
+	// Key is the key that names them ("tools"), and Form how it names them
+	// ("Agent(...)"), for the warning about one no file defines.
+	Key, Form string
 }
 
 // Budget caps one run of an agent, its sub-agents' spending included.
@@ -144,7 +166,7 @@ func (a *Agent) ResolveWorkdir(cwd string) string {
 	if a.Workdir == "" {
 		return cwd
 	}
-	p := os.ExpandEnv(expandHome(a.Workdir))
+	p := os.ExpandEnv(osfile.ExpandHome(a.Workdir))
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(cwd, p)
 	}
@@ -170,14 +192,15 @@ func ValidAgentName(name string) error {
 	return nil
 }
 
-// Origin names the tool whose directory the agent came from: "axe",
-// "claude", or "deputy" for deputy's own directories and flags.
+// Origin names the tool whose directory the agent came from: its Source
+// ("axe", "claude", ...), or "deputy" for deputy's own directories and
+// flags.
 func (a *Agent) Origin() string {
 	switch a.Source {
-	case SourceAxe, SourceClaude:
-		return a.Source
+	case SourceUser, SourceProject, SourceFlag, SourceBuiltin, "":
+		return "deputy"
 	}
-	return "deputy"
+	return a.Source
 }
 
 // Disallows reports whether the agent's DisallowedTools take out the tool

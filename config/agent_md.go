@@ -9,45 +9,52 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// ParseAgentMarkdown parses a Claude Code-style agent: YAML front matter
-// (name, description, model, tools, and deputy's optional keys) followed
-// by the system prompt. path is used for diagnostics and as Agent.Path;
-// nothing is read from disk. The agent is nil when the file does not parse
-// or names no agent.
+// ParseAgentMarkdown parses a Markdown agent in deputy's keys: YAML front
+// matter (name, description, model, tools, and deputy's optional keys)
+// followed by the system prompt. path is used for diagnostics and as
+// Agent.Path; nothing is read from disk. The agent is nil when the file
+// does not parse or names no agent. Dialect.ParseMarkdown reads another
+// tool's variant (Claude Code's keys, model aliases and tool names).
 //
 // Front matter is read as leniently as Claude Code reads it: a value that
-// is not valid YAML is taken as a plain string. Claude Code keys deputy
-// cannot use (color, permissionMode, hooks, ...) and keys nobody defines
-// (version, tags) produce a warning. A model alias such as "sonnet"
-// resolves to its Anthropic model (see ResolveClaudeModel); Claude Code
-// tools deputy lacks are left out with a warning; no tools key means every
-// tool (ToolsAll).
+// is not valid YAML is taken as a plain string. Keys nobody defines
+// (version, tags) produce a warning.
 func ParseAgentMarkdown(data []byte, path string) (*Agent, Diagnostics) {
-	sink := &diagSink{file: path}
+	return parseAgentMarkdown(data, path, nil)
+}
+
+// ParseMarkdown parses a Markdown agent in the dialect (see
+// ParseAgentMarkdown); a nil dialect reads deputy's keys only.
+func (d *Dialect) ParseMarkdown(data []byte, path string) (*Agent, Diagnostics) {
+	return parseAgentMarkdown(data, path, d)
+}
+
+func parseAgentMarkdown(data []byte, path string, d *Dialect) (*Agent, Diagnostics) {
+	sink := &Sink{File: path}
 	front, body, offset, has, err := splitFrontMatter(string(data))
 	switch {
 	case err != nil:
-		sink.errorf(1, "", "%s", err.Error())
-		return nil, sink.diags
+		sink.Errorf(1, "", "%s", err.Error())
+		return nil, sink.Diags
 	case !has:
-		sink.errorf(1, "", `no front matter: a Markdown agent starts with a "---" block holding at least its name`)
-		return nil, sink.diags
+		sink.Errorf(1, "", `no front matter: a Markdown agent starts with a "---" block holding at least its name`)
+		return nil, sink.Diags
 	}
 
 	// Claude Code forgives values that are not valid YAML (an unquoted
 	// description holding ": "); so does deputy: such a value is retried as
 	// a plain string, and only a file that still fails is an error.
-	m, refs, ok := decodeYAMLMapping(&diagSink{file: path}, front, offset, "front matter")
+	m, refs, ok := decodeYAMLMapping(&Sink{File: path}, front, offset, "front matter")
 	if !ok {
 		if fixed, changed := lenientFrontMatter(front); changed {
-			m, refs, ok = decodeYAMLMapping(&diagSink{file: path}, fixed, offset, "front matter")
+			m, refs, ok = decodeYAMLMapping(&Sink{File: path}, fixed, offset, "front matter")
 		}
 	}
 	if !ok {
 		decodeYAMLMapping(sink, front, offset, "front matter") // for the original error
-		return nil, sink.diags
+		return nil, sink.Diags
 	}
-	checkKeys(sink, mdAgentSchema, refs, Warning)
+	checkKeys(sink, d.schema(mdAgentSchema), refs, Warning)
 
 	lines := make(map[string]int, len(refs))
 	for _, r := range refs {
@@ -56,26 +63,26 @@ func ParseAgentMarkdown(data []byte, path string) (*Agent, Diagnostics) {
 			lines[k] = r.line
 		}
 	}
-	f := fields{m: m, lines: lines, sink: sink, yaml: true}
-	a := buildAgent(f, path, agentFormat{markdown: true})
+	f := Fields{m: m, lines: lines, sink: sink, yaml: true}
+	a := buildAgent(f, path, agentFormat{markdown: true}, d)
 	if a != nil {
 		a.SystemPrompt = strings.TrimSpace(body)
 	}
-	return a, sink.diags.Sorted()
+	return a, sink.Diags.Sorted()
 }
 
 // decodeYAMLMapping parses src, which must hold one mapping with string
 // keys, into a map, and lists its keys (nested mappings included) with
 // their file lines. offset is added to YAML's line numbers. what names the
 // document in messages.
-func decodeYAMLMapping(sink *diagSink, src string, offset int, what string) (map[string]any, []keyRef, bool) {
+func decodeYAMLMapping(sink *Sink, src string, offset int, what string) (map[string]any, []keyRef, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		line, msg := yamlErrorLine(err)
 		if line > 0 {
 			line += offset
 		}
-		sink.errorf(line, "", "invalid YAML %s: %s", what, msg)
+		sink.Errorf(line, "", "invalid YAML %s: %s", what, msg)
 		return nil, nil, false
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -86,7 +93,7 @@ func decodeYAMLMapping(sink *diagSink, src string, offset int, what string) (map
 		return map[string]any{}, nil, true
 	}
 	if root.Kind != yaml.MappingNode {
-		sink.errorf(root.Line+offset, "", "%s must be a mapping of keys to values", what)
+		sink.Errorf(root.Line+offset, "", "%s must be a mapping of keys to values", what)
 		return nil, nil, false
 	}
 	var refs []keyRef
@@ -99,7 +106,7 @@ func decodeYAMLMapping(sink *diagSink, src string, offset int, what string) (map
 		if line > 0 {
 			line += offset
 		}
-		sink.errorf(line, "", "invalid YAML %s: %s", what, msg)
+		sink.Errorf(line, "", "invalid YAML %s: %s", what, msg)
 		return nil, nil, false
 	}
 	if m == nil {
@@ -111,11 +118,11 @@ func decodeYAMLMapping(sink *diagSink, src string, offset int, what string) (map
 // collectYAMLKeys appends the keys of mapping n (and of the mappings nested
 // in it) to refs. Aliases are not followed: their keys were listed where
 // the anchor is, and following them could multiply the work.
-func collectYAMLKeys(sink *diagSink, n *yaml.Node, path []string, offset int, refs *[]keyRef) bool {
+func collectYAMLKeys(sink *Sink, n *yaml.Node, path []string, offset int, refs *[]keyRef) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			sink.errorf(k.Line+offset, strings.Join(path, "."), "keys must be plain strings")
+			sink.Errorf(k.Line+offset, strings.Join(path, "."), "keys must be plain strings")
 			return false
 		}
 		p := append(append([]string{}, path...), k.Value)

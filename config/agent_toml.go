@@ -7,19 +7,29 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// ParseAgentTOML parses an axe-style agent file. path is used for
-// diagnostics and as Agent.Path; nothing is read from disk, so the skill is
-// not resolved (LoadAgentFile does that). The agent is nil when the file
-// does not parse or names no agent; the diagnostics say why.
+// ParseAgentTOML parses an agent TOML file in deputy's keys. path is used
+// for diagnostics and as Agent.Path; nothing is read from disk, so the
+// skill is not resolved (LoadAgentFile does that). The agent is nil when
+// the file does not parse or names no agent; the diagnostics say why.
+// Dialect.ParseTOML reads another tool's variant (axe's keys and tool
+// names).
 //
-// Every key axe defines is accepted: the ones deputy uses are applied, the
-// others (memory, retry, mcp_servers, ...) produce a warning. Any other key
-// is an error.
+// A key deputy does not define is an error, as in axe.
 func ParseAgentTOML(data []byte, path string) (*Agent, Diagnostics) {
-	sink := &diagSink{file: path}
+	return parseAgentTOML(data, path, nil)
+}
+
+// ParseTOML parses an agent TOML file in the dialect (see
+// ParseAgentTOML); a nil dialect reads deputy's keys only.
+func (d *Dialect) ParseTOML(data []byte, path string) (*Agent, Diagnostics) {
+	return parseAgentTOML(data, path, d)
+}
+
+func parseAgentTOML(data []byte, path string, d *Dialect) (*Agent, Diagnostics) {
+	sink := &Sink{File: path}
 	src := strings.TrimPrefix(string(data), "\ufeff")
 
-	// Decoding into a map, not a struct: BurntSushi matches struct fields
+	// Decoding into a map, not a struct: BurntSushi matches struct Fields
 	// case-insensitively and visits table keys in map order, which would
 	// make the first of several type errors random. The map keeps every
 	// value; the typed reading below reports each problem, in file order.
@@ -28,11 +38,11 @@ func ParseAgentTOML(data []byte, path string) (*Agent, Diagnostics) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			sink.errorf(pe.Position.Line, "", "invalid TOML: %s", pe.Message)
+			sink.Errorf(pe.Position.Line, "", "invalid TOML: %s", pe.Message)
 		} else {
-			sink.errorf(0, "", "invalid TOML: %s", err.Error())
+			sink.Errorf(0, "", "invalid TOML: %s", err.Error())
 		}
-		return nil, sink.diags
+		return nil, sink.Diags
 	}
 
 	lines := tomlKeyLines(src)
@@ -40,9 +50,9 @@ func ParseAgentTOML(data []byte, path string) (*Agent, Diagnostics) {
 	for _, k := range md.Keys() {
 		refs = append(refs, keyRef{path: k, line: lineFor(lines, strings.Join(k, "."))})
 	}
-	checkKeys(sink, tomlAgentSchema, refs, Error)
+	checkKeys(sink, d.schema(tomlAgentSchema), refs, Error)
 
-	f := fields{m: m, lines: lines, sink: sink}
-	a := buildAgent(f, path, agentFormat{modelRequired: true})
-	return a, sink.diags.Sorted()
+	f := Fields{m: m, lines: lines, sink: sink}
+	a := buildAgent(f, path, agentFormat{modelRequired: true}, d)
+	return a, sink.Diags.Sorted()
 }

@@ -1,17 +1,11 @@
 package config
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/deputyhq/deputy/llm"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -23,69 +17,6 @@ func diagStrings(ds Diagnostics) []string {
 		out = append(out, d.Severity.String()+": "+d.String())
 	}
 	return out
-}
-
-func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
-	path := filepath.Join("testdata", "axe", "pr-reviewer.toml")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, diags := ParseAgentTOML(data, path)
-	if a == nil {
-		t.Fatalf("agent not loaded: %v", diags)
-	}
-	if diags.HasErrors() {
-		t.Fatalf("unexpected errors:\n%s", diags)
-	}
-	want := &Agent{
-		Name:         "pr-reviewer",
-		Description:  "Reviews pull requests",
-		Model:        "anthropic/claude-sonnet-4-5",
-		SystemPrompt: "You review pull requests.\nBe concise.\n",
-		Skill:        "skills/code_reviewer/SKILL.md",
-		Files:        []string{"src/**/*.go", "CONTRIBUTING.md"},
-		Workdir:      "/srv/app",
-		Tools:        []string{"read_file", "list_directory", "terminal"},
-		SubAgents:    []string{"test-runner", "lint-checker"},
-		SubAgentsConfig: SubAgentsConfig{
-			MaxDepth: 4, MaxDepthSet: true, Parallel: false, Timeout: 90 * time.Second,
-		},
-		Params: llm.Params{Temperature: ptr(0.3), MaxTokens: ptr(4096)},
-		// response_format = "json_object" asks for a JSON object.
-		OutputSchema: json.RawMessage(`{"type":"object"}`),
-		// axe's [[mcp_servers]] become deputy's MCP servers; ${MY_TOKEN}
-		// stays as written until the server starts.
-		MCPServers: []MCPServer{
-			{Name: "my-tools", Transport: MCPSSE, URL: "https://mcp.example.com/sse",
-				Headers: map[string]string{"Authorization": "Bearer ${MY_TOKEN}"}, Origin: path + ":30"},
-			{Name: "filesystem", Transport: MCPStdio, Command: "/usr/local/bin/mcp-server-filesystem",
-				Args: []string{"--root", "/srv"}, Env: map[string]string{"LOG": "1"}, Origin: path + ":30"},
-		},
-		// axe's [memory], kept in the ledger.
-		Memory: Memory{Enabled: true, LastN: 10, MaxEntries: 100},
-		Budget: Budget{Tokens: 50000},
-		// axe's allowed_hosts narrows the agent's fetch.
-		AllowedHosts: []string{"api.example.com"},
-		Path:         path,
-	}
-	if d := cmp.Diff(want, a, cmpopts.IgnoreUnexported(Agent{})); d != "" {
-		t.Errorf("agent (-want +got):\n%s", d)
-	}
-	// Every axe key deputy does not use warns once, at the line it is on.
-	wantDiags := []string{
-		"warning: testdata/axe/pr-reviewer.toml:5: format: key format is an axe setting deputy ignores: the answer is printed as text (run --json for JSON)",
-		"warning: testdata/axe/pr-reviewer.toml:16: timeout: key timeout is an axe setting deputy ignores: the run is bounded by max_turns, and a child by sub_agents_config.timeout",
-		"warning: testdata/axe/pr-reviewer.toml:17: stream: key stream is an axe setting deputy ignores: deputy streams when it shows progress",
-		"warning: testdata/axe/pr-reviewer.toml:51: retry: key retry is an axe setting deputy ignores: model calls are retried by config.yaml's retry settings",
-		"warning: testdata/axe/pr-reviewer.toml:57: artifacts: key artifacts is an axe setting deputy ignores: no artifact directory is kept",
-	}
-	if d := cmp.Diff(wantDiags, diagStrings(diags)); d != "" {
-		t.Errorf("diagnostics (-want +got):\n%s", d)
-	}
-	if got := a.KeyLine("sub_agents_config.max_depth"); got != 20 {
-		t.Errorf("KeyLine(sub_agents_config.max_depth) = %d, want 20", got)
-	}
 }
 
 func TestParseAgentTOMLDefaults(t *testing.T) {

@@ -17,6 +17,9 @@ type AgentSet struct {
 	agents   map[string]*Agent
 	shadowed map[string][]*Agent
 	broken   []BrokenFile
+	// ranks orders sources by precedence: the order they were first added
+	// in, which is the order of the directories loaded (lowest first).
+	ranks map[string]int
 }
 
 // BrokenFile is an agent file that could not be loaded.
@@ -43,6 +46,12 @@ func (s *AgentSet) Add(a *Agent) {
 		s.agents = map[string]*Agent{}
 		s.shadowed = map[string][]*Agent{}
 	}
+	if s.ranks == nil {
+		s.ranks = map[string]int{}
+	}
+	if _, ok := s.ranks[a.Source]; !ok {
+		s.ranks[a.Source] = len(s.ranks)
+	}
 	if old, ok := s.agents[a.Name]; ok {
 		s.shadowed[a.Name] = append(s.shadowed[a.Name], old)
 	}
@@ -63,20 +72,12 @@ func (s *AgentSet) Get(name string) (*Agent, bool) {
 	}
 	var found *Agent
 	for _, a := range s.List() {
-		if fileStem(a.Path) == name && (found == nil || precedes(found, a)) {
+		if fileStem(a.Path) == name && (found == nil || s.ranks[found.Source] < s.ranks[a.Source]) {
 			found = a
 		}
 	}
 	return found, found != nil
 }
-
-// precedes reports whether a has lower precedence than b, by the order of
-// their sources.
-func precedes(a, b *Agent) bool {
-	return slices.Index(sourceOrder, a.Source) < slices.Index(sourceOrder, b.Source)
-}
-
-var sourceOrder = []string{SourceAxe, SourceClaude, SourceUser, SourceProject, SourceFlag, SourceBuiltin}
 
 // Broken returns the files that could not be loaded, in load order.
 func (s *AgentSet) Broken() []BrokenFile {

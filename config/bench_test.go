@@ -29,16 +29,3 @@ func BenchmarkParseAgentMarkdown(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkParseSpecializations(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "docs", "example_subqueries.ini"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	opts := SpecOptions{SkillDirs: []string{"testdata"}}
-	for b.Loop() {
-		if _, err := ParseSpecializations(data, "subqueries.ini", opts); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -135,24 +135,27 @@ type ValidationError struct {
 
 func (e *ValidationError) Error() string { return e.Diagnostics.String() }
 
-// diagSink collects diagnostics for one file.
-type diagSink struct {
-	file  string
-	diags Diagnostics
+// Sink collects the diagnostics of one file. Origin packages report
+// through it what they find in their tools' files.
+type Sink struct {
+	File  string
+	Diags Diagnostics
 }
 
-func (s *diagSink) errorf(line int, key, format string, args ...any) {
+// Errorf adds an Error at line (0: unknown) about key ("": the file).
+func (s *Sink) Errorf(line int, key, format string, args ...any) {
 	s.add(Error, line, key, format, args...)
 }
 
-func (s *diagSink) warnf(line int, key, format string, args ...any) {
+// Warnf adds a Warning at line (0: unknown) about key ("": the file).
+func (s *Sink) Warnf(line int, key, format string, args ...any) {
 	s.add(Warning, line, key, format, args...)
 }
 
-func (s *diagSink) add(sev Severity, line int, key, format string, args ...any) {
+func (s *Sink) add(sev Severity, line int, key, format string, args ...any) {
 	msg := format
 	if len(args) > 0 {
 		msg = fmt.Sprintf(format, args...)
 	}
-	s.diags = append(s.diags, Diagnostic{File: s.file, Line: line, Key: key, Severity: sev, Message: msg})
+	s.Diags = append(s.Diags, Diagnostic{File: s.File, Line: line, Key: key, Severity: sev, Message: msg})
 }

@@ -1,7 +1,15 @@
-// Package config loads and validates everything a user configures for
-// deputy: agent definitions (axe-style TOML and Claude Code-style Markdown),
-// the skills they use, the settings file (config.yaml) and the INI sections
-// that define llm_query specializations.
+// Package config is deputy's own configuration: its agent model (Agent,
+// AgentSet), its agent formats (TOML and Markdown, which grew from axe's
+// and Claude Code's), skills, the settings file (config.yaml), and the
+// diagnostics every problem becomes.
+//
+// The files of other agent runners are read by one small package each,
+// mapping them onto this package's model: config/axe, config/claude,
+// config/xzatoma and config/slop (std::slop's INI). They import config;
+// config imports none of them. A Dialect is a tool's variant of one of
+// deputy's formats, an Origin how the tool keeps agent files in a
+// directory, a SettingsDialect its sections of a config.yaml; package
+// workspace composes them into what deputy reads.
 //
 // The package is a leaf: it reads files and returns values and diagnostics;
 // it never prints, and it never contacts a model. Every problem it finds

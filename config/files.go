@@ -2,28 +2,25 @@ package config
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/deputyhq/deputy/internal/safeopen"
+	"github.com/deputyhq/deputy/config/internal/osfile"
+	"github.com/deputyhq/deputy/config/internal/text"
 )
 
 // Limits on the files an agent's globs put into its context. A context
 // window is the scarce thing here; a glob that sweeps in a build directory
 // should cost a warning, not the run.
 const (
-	MaxFileSize   = 256 << 10 // per file; longer files are truncated
-	MaxFilesTotal = 1 << 20   // all files of one agent together
-	MaxFileCount  = 1000      // matches considered per agent
+	maxFileSize   = 256 << 10 // per file; longer files are truncated
+	maxFilesTotal = 1 << 20   // all files of one agent together
+	maxFileCount  = 1000      // matches considered per agent
 )
 
 // File is one file matched by an agent's files globs.
@@ -49,11 +46,11 @@ func ResolveFiles(globs []string, workdir string) ([]File, Diagnostics) {
 		skipped []string
 	)
 	for _, m := range matches {
-		if total >= MaxFilesTotal {
+		if total >= maxFilesTotal {
 			skipped = append(skipped, m.display)
 			continue
 		}
-		data, err := readLimitedPrefix(m.abs, MaxFileSize)
+		data, err := osfile.ReadPrefix(m.abs, maxFileSize)
 		if err != nil {
 			diags = append(diags, fileWarning("cannot read %s: %s", m.display, err))
 			continue
@@ -63,22 +60,22 @@ func ResolveFiles(globs []string, workdir string) ([]File, Diagnostics) {
 			continue
 		}
 		f := File{Path: m.display}
-		if len(data) > MaxFileSize {
-			data = truncateUTF8(data, MaxFileSize)
+		if len(data) > maxFileSize {
+			data = text.TruncateUTF8(data, maxFileSize)
 			f.Truncated = true
-			diags = append(diags, fileWarning("%s is larger than %d KiB; only its start is included", m.display, MaxFileSize>>10))
+			diags = append(diags, fileWarning("%s is larger than %d KiB; only its start is included", m.display, maxFileSize>>10))
 		}
-		if left := MaxFilesTotal - total; len(data) > left {
-			data = truncateUTF8(data, left)
+		if left := maxFilesTotal - total; len(data) > left {
+			data = text.TruncateUTF8(data, left)
 			f.Truncated = true
-			diags = append(diags, fileWarning("%s is cut short: all files together may hold at most %d KiB", m.display, MaxFilesTotal>>10))
+			diags = append(diags, fileWarning("%s is cut short: all files together may hold at most %d KiB", m.display, maxFilesTotal>>10))
 		}
 		f.Content = string(data)
 		total += len(data)
 		files = append(files, f)
 	}
 	if len(skipped) > 0 {
-		diags = append(diags, fileWarning("the %d KiB limit for all files is reached; left out: %s", MaxFilesTotal>>10, strings.Join(skipped, ", ")))
+		diags = append(diags, fileWarning("the %d KiB limit for all files is reached; left out: %s", maxFilesTotal>>10, strings.Join(skipped, ", ")))
 	}
 	return files, diags
 }
@@ -105,7 +102,7 @@ func expandGlobs(globs []string, workdir string) ([]globMatch, Diagnostics) {
 			diags = append(diags, Diagnostic{Key: "files", Severity: Error, Message: "empty glob"})
 			continue
 		}
-		p := filepath.ToSlash(expandHome(g))
+		p := filepath.ToSlash(osfile.ExpandHome(g))
 		base, pattern := doublestar.SplitPattern(p)
 		if !filepath.IsAbs(filepath.FromSlash(base)) {
 			base = filepath.Join(workdir, filepath.FromSlash(base))
@@ -125,8 +122,8 @@ func expandGlobs(globs []string, workdir string) ([]globMatch, Diagnostics) {
 		}
 		slices.Sort(found)
 		for _, rel := range found {
-			if len(out) >= MaxFileCount {
-				diags = append(diags, fileWarning("more than %d files match; the rest are left out", MaxFileCount))
+			if len(out) >= maxFileCount {
+				diags = append(diags, fileWarning("more than %d files match; the rest are left out", maxFileCount))
 				return out, diags
 			}
 			abs := filepath.Join(base, filepath.FromSlash(rel))
@@ -153,36 +150,4 @@ func displayPath(abs, workdir string) string {
 
 func fileWarning(format string, args ...any) Diagnostic {
 	return Diagnostic{Key: "files", Severity: Warning, Message: fmt.Sprintf(format, args...)}
-}
-
-// readLimitedPrefix reads at most limit+1 bytes of a regular file, so the
-// caller can tell that it is longer than limit without reading all of it.
-func readLimitedPrefix(path string, limit int) ([]byte, error) {
-	f, err := safeopen.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, pe.Err
-		}
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
-}
-
-// truncateUTF8 cuts b to at most n bytes without splitting a UTF-8
-// sequence.
-func truncateUTF8(b []byte, n int) []byte {
-	if len(b) <= n {
-		return b
-	}
-	b = b[:n]
-	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {
-		r, size := utf8.DecodeLastRune(b)
-		if r != utf8.RuneError || size > 1 {
-			break
-		}
-		b = b[:len(b)-1]
-	}
-	return b
 }

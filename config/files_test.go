@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deputyhq/deputy/config/internal/text"
 )
 
 func TestResolveFiles(t *testing.T) {
@@ -65,10 +67,10 @@ func TestResolveFilesInvalidGlob(t *testing.T) {
 
 func TestResolveFilesLimits(t *testing.T) {
 	dir := t.TempDir()
-	big := strings.Repeat("é", MaxFileSize) // 2 bytes each: twice the limit
+	big := strings.Repeat("é", maxFileSize) // 2 bytes each: twice the limit
 	content := map[string]string{"a.txt": big}
 	for _, n := range []string{"b", "c", "d", "e", "f"} {
-		content[n+".txt"] = strings.Repeat("x", MaxFileSize-10)
+		content[n+".txt"] = strings.Repeat("x", maxFileSize-10)
 	}
 	writeFiles(t, dir, content)
 	files, diags := ResolveFiles([]string{"*.txt"}, dir)
@@ -78,15 +80,15 @@ func TestResolveFilesLimits(t *testing.T) {
 		t.Fatalf("got %d files, want 5", len(files))
 	}
 	a := files[0]
-	if !a.Truncated || len(a.Content) != MaxFileSize || !strings.HasPrefix(big, a.Content) {
-		t.Errorf("a.txt: truncated %v, %d bytes; want a %d-byte prefix", a.Truncated, len(a.Content), MaxFileSize)
+	if !a.Truncated || len(a.Content) != maxFileSize || !strings.HasPrefix(big, a.Content) {
+		t.Errorf("a.txt: truncated %v, %d bytes; want a %d-byte prefix", a.Truncated, len(a.Content), maxFileSize)
 	}
 	total := 0
 	for _, f := range files {
 		total += len(f.Content)
 	}
-	if total != MaxFilesTotal {
-		t.Errorf("total = %d, want the cap %d", total, MaxFilesTotal)
+	if total != maxFilesTotal {
+		t.Errorf("total = %d, want the cap %d", total, maxFilesTotal)
 	}
 	var flags []bool
 	for _, f := range files {
@@ -111,13 +113,13 @@ func TestResolveFilesLimits(t *testing.T) {
 func TestTruncateUTF8(t *testing.T) {
 	s := []byte("aé€😀")
 	for n := 0; n <= len(s); n++ {
-		got := truncateUTF8(s, n)
+		got := text.TruncateUTF8(s, n)
 		if len(got) > n || !strings.HasPrefix(string(s), string(got)) || !isValidUTF8(got) {
-			t.Errorf("truncateUTF8(%q, %d) = %q", s, n, got)
+			t.Errorf("text.TruncateUTF8(%q, %d) = %q", s, n, got)
 		}
 	}
-	if got := truncateUTF8(s, 3); string(got) != "aé" {
-		t.Errorf("truncateUTF8(.., 3) = %q, want %q", got, "aé")
+	if got := text.TruncateUTF8(s, 3); string(got) != "aé" {
+		t.Errorf("text.TruncateUTF8(.., 3) = %q, want %q", got, "aé")
 	}
 }
 

@@ -28,7 +28,7 @@ func FuzzResolveFiles(f *testing.F) {
 		for _, fl := range files {
 			total += len(fl.Content)
 		}
-		if len(files) > MaxFileCount || total > MaxFilesTotal {
+		if len(files) > maxFileCount || total > maxFilesTotal {
 			t.Fatalf("%d files, %d bytes: over the bounds", len(files), total)
 		}
 	})

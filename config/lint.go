@@ -7,14 +7,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deputyhq/deputy/config/internal/text"
 	"github.com/deputyhq/deputy/llm"
 )
 
-// BuiltinProviders are the providers deputy knows without configuration.
-var BuiltinProviders = []string{"anthropic", "gemini", "ollama", "openai", "script"}
+// builtinProviders are the providers deputy knows without configuration.
+var builtinProviders = []string{"anthropic", "gemini", "ollama", "openai", "script"}
 
-// IsBuiltinProvider reports whether name is one of BuiltinProviders.
-func IsBuiltinProvider(name string) bool { return slices.Contains(BuiltinProviders, name) }
+// isBuiltinProvider reports whether name is one of builtinProviders.
+func isBuiltinProvider(name string) bool { return slices.Contains(builtinProviders, name) }
 
 // HostedProviders are the services axe knows by name (llm/providers has
 // their wire formats, key variables and base URLs). Unlike a built-in
@@ -25,7 +26,7 @@ var HostedProviders = []string{"atlascloud", "bedrock", "edenai", "google", "min
 // knownByDefault reports whether name is a provider deputy knows without
 // configuration: built-in or hosted.
 func knownByDefault(name string) bool {
-	return IsBuiltinProvider(name) || slices.Contains(HostedProviders, name)
+	return isBuiltinProvider(name) || slices.Contains(HostedProviders, name)
 }
 
 // LintOptions tell Lint about the world outside the agent files.
@@ -59,11 +60,11 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 	}
 	var diags Diagnostics
 	for _, a := range set.List() {
-		sink := &diagSink{file: a.Path}
+		sink := &Sink{File: a.Path}
 		lintModel(sink, a, known)
 		for _, sub := range a.SubAgents {
 			if _, ok := set.Get(sub); !ok {
-				sink.errorf(a.KeyLine("sub_agents"), "sub_agents", "no agent named %q", sub)
+				sink.Errorf(a.KeyLine("sub_agents"), "sub_agents", "no agent named %q", sub)
 			}
 		}
 		if opts.KnownTool != nil {
@@ -75,10 +76,10 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 			fi, err := os.Stat(workdir)
 			switch {
 			case err != nil:
-				sink.errorf(a.KeyLine("workdir"), "workdir", "%s does not exist", workdir)
+				sink.Errorf(a.KeyLine("workdir"), "workdir", "%s does not exist", workdir)
 				workdirOK = false
 			case !fi.IsDir():
-				sink.errorf(a.KeyLine("workdir"), "workdir", "%s is not a directory", workdir)
+				sink.Errorf(a.KeyLine("workdir"), "workdir", "%s is not a directory", workdir)
 				workdirOK = false
 			}
 		}
@@ -86,22 +87,22 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 			_, fd := expandGlobs(a.Files, workdir)
 			for _, d := range fd {
 				d.File, d.Line = a.Path, a.KeyLine("files")
-				sink.diags = append(sink.diags, d)
+				sink.Diags = append(sink.Diags, d)
 			}
 		}
-		diags = append(diags, sink.diags...)
+		diags = append(diags, sink.Diags...)
 	}
 	return append(diags, lintCycles(set)...)
 }
 
 // lintTools checks an agent's tools entries. An MCP tool no configured
 // server provides is left out at run time with a warning, one for each
-// server. In deputy's own files any other unknown name is an error; a
-// Claude Code agent's is left out, with one warning for the file, because
-// Claude Code ignores a name it has no tool for (collections name their
-// own agents, skills and MCP servers there), so Lint removes it from the
-// agent's Tools.
-func lintTools(sink *diagSink, a *Agent, known func(string) bool) {
+// server. In deputy's own files any other unknown name is an error; an
+// agent whose origin tool ignores a name it has no tool for (LenientTools:
+// Claude Code's collections name their own agents, skills and MCP servers
+// there) has it left out, with one warning for the file, so Lint removes
+// it from the agent's Tools.
+func lintTools(sink *Sink, a *Agent, known func(string) bool) {
 	var (
 		unknown []string
 		servers []string                // in first-seen order
@@ -116,42 +117,42 @@ func lintTools(sink *diagSink, a *Agent, known func(string) bool) {
 				servers = append(servers, server)
 			}
 			mcp[server] = append(mcp[server], t)
-		case a.Source == SourceClaude:
+		case a.LenientTools != "":
 			unknown = append(unknown, t)
 		default:
-			sink.errorf(a.KeyLine("tools"), "tools", "unknown tool %q", t)
+			sink.Errorf(a.KeyLine("tools"), "tools", "unknown tool %q", t)
 		}
 	}
 	for _, server := range servers {
 		if tools := mcp[server]; len(tools) == 1 {
-			sink.warnf(a.KeyLine("tools"), "tools", "%q is an MCP tool no configured MCP server provides; it is left out", tools[0])
+			sink.Warnf(a.KeyLine("tools"), "tools", "%q is an MCP tool no configured MCP server provides; it is left out", tools[0])
 		} else {
-			sink.warnf(a.KeyLine("tools"), "tools", "no configured MCP server is called %q, so its tools %s are left out", server, quoteList(tools))
+			sink.Warnf(a.KeyLine("tools"), "tools", "no configured MCP server is called %q, so its tools %s are left out", server, text.QuoteList(tools))
 		}
 	}
 	switch len(unknown) {
 	case 0:
 		return
 	case 1:
-		sink.warnf(a.KeyLine("tools"), "tools", "%q is not a tool deputy has; it is left out, as Claude Code leaves out a name it has no tool for", unknown[0])
+		sink.Warnf(a.KeyLine("tools"), "tools", "%q is not a tool deputy has; it is left out, as %s leaves out a name it has no tool for", unknown[0], a.LenientTools)
 	default:
-		sink.warnf(a.KeyLine("tools"), "tools", "%s are not tools deputy has; they are left out, as Claude Code leaves out a name it has no tool for", quoteList(unknown))
+		sink.Warnf(a.KeyLine("tools"), "tools", "%s are not tools deputy has; they are left out, as %s leaves out a name it has no tool for", text.QuoteList(unknown), a.LenientTools)
 	}
 	a.Tools = slices.DeleteFunc(a.Tools, func(t string) bool { return slices.Contains(unknown, t) })
 }
 
-func lintModel(sink *diagSink, a *Agent, known func(string) bool) {
+func lintModel(sink *Sink, a *Agent, known func(string) bool) {
 	if a.InheritsModel() {
 		return
 	}
 	ref, err := llm.ParseModel(a.Model)
 	if err != nil {
-		sink.errorf(a.KeyLine("model"), "model", "%s", err.Error())
+		sink.Errorf(a.KeyLine("model"), "model", "%s", err.Error())
 		return
 	}
 	if !known(ref.Provider) {
-		sink.errorf(a.KeyLine("model"), "model", "unknown provider %q in %q (built-in: %s; hosted: %s; others are defined under providers in config.yaml)",
-			ref.Provider, a.Model, strings.Join(BuiltinProviders, ", "), strings.Join(HostedProviders, ", "))
+		sink.Errorf(a.KeyLine("model"), "model", "unknown provider %q in %q (built-in: %s; hosted: %s; others are defined under providers in config.yaml)",
+			ref.Provider, a.Model, strings.Join(builtinProviders, ", "), strings.Join(HostedProviders, ", "))
 	}
 }
 
@@ -284,9 +285,9 @@ func LintRootModels(set *AgentSet, defaultModel string) Diagnostics {
 	for _, a := range set.List() {
 		missing := a.KeyLine("model") == 0 && strings.EqualFold(filepath.Ext(a.Path), ".toml") // already an error
 		if a.InheritsModel() && !child[a.Name] && !missing {
-			sink := &diagSink{file: a.Path}
-			sink.errorf(a.KeyLine("model"), "model", "no model and no default_model: this agent names no model and config.yaml sets no default_model, so it cannot run; write model = \"provider/model\" or set default_model")
-			diags = append(diags, sink.diags...)
+			sink := &Sink{File: a.Path}
+			sink.Errorf(a.KeyLine("model"), "model", "no model and no default_model: this agent names no model and config.yaml sets no default_model, so it cannot run; write model = \"provider/model\" or set default_model")
+			diags = append(diags, sink.Diags...)
 		}
 	}
 	return diags

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/deputyhq/deputy/config/internal/osfile"
+	"github.com/deputyhq/deputy/config/internal/text"
 )
 
 // maxAgentFileSize bounds an agent definition file.
@@ -16,16 +19,68 @@ const maxAgentFileSize = 1 << 20
 // LoadOptions tune LoadAgents and LoadAgentFile.
 type LoadOptions struct {
 	// SkillDirs are searched for skills named by a bare name or by a path
-	// relative to a config directory (see ResolveSkill); usually
-	// SkillDirs(cwd).
+	// relative to a config directory (see ResolveSkill).
 	SkillDirs []string
+	// SkillBase is where a relative skill path starts first; "" is the
+	// agent file's directory. (axe starts at its configuration directory.)
+	SkillBase string
+	// TOML and Markdown are the dialects agent files of each format are
+	// read in; nil reads deputy's keys only.
+	TOML, Markdown *Dialect
+	// InDirectory says the file was found in an agent directory rather
+	// than named: a Markdown file without front matter there is a README,
+	// skipped with a warning, not an error. LoadAgents sets it.
+	InDirectory bool
 }
 
-// LoadAgents loads every *.toml and *.md file directly inside dirs, and the
-// *.md files of the subdirectories of Claude Code's (see agentFiles). dirs are
-// in precedence order, lowest first (as Dirs returns them): a later
-// definition of a name shadows an earlier one, and the set remembers what
-// was shadowed. A missing directory is skipped silently.
+// Dir is one directory agent definitions are loaded from.
+type Dir struct {
+	Path string
+	// Source says where the directory is (SourceUser, SourceProject,
+	// SourceFlag, or an origin tool's: "axe", "claude", ...); it becomes
+	// Agent.Source of its agents.
+	Source string
+	// Origin reads the directory's files the way their tool does; nil
+	// reads deputy's own: the *.toml and *.md files directly inside Path,
+	// with LoadAgentFile.
+	Origin Origin
+}
+
+// An Origin is how one tool keeps agent files in a directory. Load reads
+// one of them (usually through LoadAgentFile, in the tool's dialect); the
+// agent is nil when the file defines none.
+//
+// An Origin may also have the method
+//
+//	Files(dir string) ([]string, Diagnostics, error)
+//
+// listing the agent files of dir in load order (a missing directory is an
+// error matching fs.ErrNotExist), when they are not only the files directly
+// inside; and the method
+//
+//	Duplicate(d Dir, a *Agent, path, first string) Diagnostic
+//
+// saying what a second file of the directory defining the name of the
+// agent in first is, when that is not deputy's error.
+type Origin interface {
+	Load(path, source string, opts LoadOptions) (*Agent, Diagnostics)
+}
+
+// The optional methods of an Origin.
+type (
+	fileLister interface {
+		Files(dir string) ([]string, Diagnostics, error)
+	}
+	duplicateJudge interface {
+		Duplicate(d Dir, a *Agent, path, first string) Diagnostic
+	}
+)
+
+// LoadAgents loads the agent files of dirs: by default the *.toml and *.md
+// files directly inside each, or those its Origin lists. dirs are in
+// precedence order, lowest first: a later definition of a name shadows an
+// earlier one, and the set remembers what was shadowed. A missing
+// directory is skipped silently.
 //
 // A file that does not parse, or names no agent, produces an error
 // diagnostic and is skipped; every other problem is reported but the agent
@@ -35,18 +90,19 @@ type LoadOptions struct {
 func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 	set := NewAgentSet()
 	var diags Diagnostics
+	opts.InDirectory = true
 	for _, d := range dirs {
-		paths, ds, err := agentFiles(d)
+		paths, ds, err := d.files()
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				diags = append(diags, Diagnostic{File: d.Path, Severity: Error, Message: "cannot read agent directory: " + pathErrText(err)})
+				diags = append(diags, Diagnostic{File: d.Path, Severity: Error, Message: "cannot read agent directory: " + osfile.ErrText(err)})
 			}
 			continue
 		}
 		diags = append(diags, ds...)
 		inDir := map[string]string{} // agent name -> file, within this directory
 		for _, path := range paths {
-			a, ds := loadAgentFile(path, d.Source, opts, true)
+			a, ds := d.load(path, opts)
 			if a == nil {
 				diags = append(diags, ds...)
 				if ds.HasErrors() {
@@ -56,7 +112,7 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 			}
 			if first, dup := inDir[a.Name]; dup {
 				// The file is ignored: what else it holds does not matter.
-				diags = append(diags, duplicateName(d, a, path, first))
+				diags = append(diags, d.duplicate(a, path, first))
 				continue
 			}
 			diags = append(diags, ds...)
@@ -64,18 +120,47 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 			set.Add(a)
 		}
 	}
-	return set, append(diags, dropUnknownSpawns(set)...)
+	return set, append(diags, dropUnknownOptional(set)...)
 }
 
-// dropUnknownSpawns leaves out of each Claude Code agent's SubAgents the
-// agents its tools name in Agent(...) that no file defines, with a warning
-// for each file: Claude Code cannot spawn them either, and it runs the
-// agent all the same (sub_agents naming an unknown agent stays an error).
-func dropUnknownSpawns(set *AgentSet) Diagnostics {
+func (d Dir) files() ([]string, Diagnostics, error) {
+	if l, ok := d.Origin.(fileLister); ok {
+		return l.Files(d.Path)
+	}
+	paths, err := agentFiles(d.Path)
+	return paths, nil, err
+}
+
+func (d Dir) load(path string, opts LoadOptions) (*Agent, Diagnostics) {
+	if d.Origin != nil {
+		return d.Origin.Load(path, d.Source, opts)
+	}
+	return LoadAgentFile(path, d.Source, opts)
+}
+
+// duplicate is the diagnostic of an agent file whose name another file of
+// the same directory defines: an error, unless the origin says otherwise.
+func (d Dir) duplicate(a *Agent, path, first string) Diagnostic {
+	if j, ok := d.Origin.(duplicateJudge); ok {
+		return j.Duplicate(d, a, path, first)
+	}
+	rel, err := filepath.Rel(d.Path, first)
+	if err != nil {
+		rel = first
+	}
+	return Diagnostic{File: path, Line: a.KeyLine("name"), Key: "name", Severity: Error,
+		Message: fmt.Sprintf("agent %q is already defined in %s in the same directory; this file is ignored", a.Name, rel)}
+}
+
+// dropUnknownOptional leaves out of each agent's SubAgents the optional
+// ones (Agent.Optional) that no file defines, with a warning for each
+// file: the origin tool cannot spawn them either, and it runs the agent
+// all the same (sub_agents naming an unknown agent stays an error).
+func dropUnknownOptional(set *AgentSet) Diagnostics {
 	var diags Diagnostics
 	for _, a := range set.List() {
 		var unknown []string
-		for _, n := range a.spawnTools {
+		for _, n := range a.Optional.Names {
 			if _, ok := set.Get(n); !ok {
 				unknown = append(unknown, n)
 			}
@@ -84,130 +169,21 @@ func dropUnknownSpawns(set *AgentSet) Diagnostics {
 			continue
 		}
 		a.SubAgents = slices.DeleteFunc(a.SubAgents, func(n string) bool { return slices.Contains(unknown, n) })
-		sink := &diagSink{file: a.Path}
-		sink.warnf(a.KeyLine("tools"), "tools", "Agent(...) names %s, which no agent file defines; left out", quoteList(unknown))
-		diags = append(diags, sink.diags...)
+		sink := &Sink{File: a.Path}
+		sink.Warnf(a.KeyLine(a.Optional.Key), a.Optional.Key, "%s names %s, which no agent file defines; left out", a.Optional.Form, text.QuoteList(unknown))
+		diags = append(diags, sink.Diags...)
 	}
 	return diags
 }
 
-// maxClaudeDepth bounds how deep LoadAgents looks below a Claude Code
-// agents directory; it also ends a loop of symbolic links.
-const maxClaudeDepth = 8
-
-// agentFiles lists the *.toml and *.md files of d in name order. Claude
-// Code also finds agents in the subdirectories of its agents directories
-// (collections are installed by cloning them into ~/.claude/agents/NAME),
-// so a Claude directory is read whole, each directory's files before its
-// subdirectories, hidden ones (.git) left out, symbolic links followed. A
-// subdirectory that cannot be read is a warning.
-func agentFiles(d Dir) ([]string, Diagnostics, error) {
-	var (
-		paths []string
-		diags Diagnostics
-	)
-	var walk func(dir string, depth int) error
-	walk = func(dir string, depth int) error {
-		entries, err := os.ReadDir(dir) // sorted by file name
-		if err != nil {
-			return err
-		}
-		var subdirs []string
-		for _, e := range entries {
-			path := filepath.Join(dir, e.Name())
-			isDir := e.IsDir()
-			if e.Type()&fs.ModeSymlink != 0 {
-				if fi, err := os.Stat(path); err == nil {
-					isDir = fi.IsDir()
-				}
-			}
-			if isDir {
-				if d.Source == SourceClaude && !strings.HasPrefix(e.Name(), ".") && depth < maxClaudeDepth {
-					subdirs = append(subdirs, path)
-				}
-				continue
-			}
-			// Below the top, only Markdown: Claude Code's own format (a
-			// cloned collection's other files are not agents).
-			if ext := strings.ToLower(filepath.Ext(e.Name())); ext == ".md" || ext == ".toml" && depth == 0 {
-				paths = append(paths, path)
-			}
-		}
-		for _, sub := range subdirs {
-			if err := walk(sub, depth+1); err != nil {
-				diags = append(diags, Diagnostic{File: sub, Severity: Warning, Message: "cannot read agent directory: " + pathErrText(err) + "; its agents are left out"})
-			}
-		}
-		return nil
-	}
-	err := walk(d.Path, 0)
-	if d.PluginRoot == "" || err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return paths, diags, err
-	}
-	// A Claude Code plugin's manifest may name more agent files and
-	// directories, which Claude Code reads after agents/ (which the
-	// plugin need not have). One named that does not exist is skipped, as
-	// a missing agents/ is; one already read (agents/ itself, say) is not
-	// read twice.
-	extra, ds := claudePluginManifestAgents(d.PluginRoot)
-	diags = append(diags, ds...)
-	for _, p := range extra {
-		fi, err := os.Stat(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			diags = append(diags, Diagnostic{File: p, Severity: Warning, Message: "cannot read agent file: " + pathErrText(err) + "; it is left out"})
-		case fi.IsDir():
-			if err := walk(p, 0); err != nil {
-				diags = append(diags, Diagnostic{File: p, Severity: Warning, Message: "cannot read agent directory: " + pathErrText(err) + "; its agents are left out"})
-			}
-		case strings.EqualFold(filepath.Ext(p), ".md"): // Claude Code's agents are Markdown
-			paths = append(paths, p)
-		}
-	}
-	seen := map[string]bool{}
-	paths = slices.DeleteFunc(paths, func(p string) bool {
-		dup := seen[p]
-		seen[p] = true
-		return dup
-	})
-	return paths, diags, nil
-}
-
-// duplicateName is the diagnostic of an agent file whose name another file
-// of the same directory defines. deputy's own directories refuse it; in a
-// Claude Code directory (its subdirectories included) Claude Code loads
-// one of the two, so deputy does too, and says which.
-func duplicateName(d Dir, a *Agent, path, first string) Diagnostic {
-	base := d.Path
-	if d.PluginRoot != "" {
-		// A plugin's manifest may name files outside agents/.
-		base = d.PluginRoot
-	}
-	rel, err := filepath.Rel(base, first)
-	if err != nil {
-		rel = first
-	}
-	diag := Diagnostic{File: path, Line: a.KeyLine("name"), Key: "name", Severity: Error,
-		Message: fmt.Sprintf("agent %q is already defined in %s in the same directory; this file is ignored", a.Name, rel)}
-	if d.Source == SourceClaude {
-		diag.Severity = Warning
-		diag.Message = fmt.Sprintf("agent %q is also defined in %s, which is used (Claude Code, too, loads only one of them); this file is ignored", a.Name, rel)
-	}
-	return diag
-}
-
-// LoadAgentFile loads one agent file (.toml or .md) and resolves its skill.
-// source is recorded as Agent.Source. The agent is nil when the file could
-// not be read or parsed, or names no agent.
+// LoadAgentFile loads one agent file (.toml or .md), read in the dialect
+// opts gives its format, and resolves its skills. source is recorded as
+// Agent.Source. The agent is nil when the file could not be read or
+// parsed, or names no agent.
 func LoadAgentFile(path, source string, opts LoadOptions) (*Agent, Diagnostics) {
-	return loadAgentFile(path, source, opts, false)
-}
-
-func loadAgentFile(path, source string, opts LoadOptions, inDir bool) (*Agent, Diagnostics) {
-	data, err := readLimited(path, maxAgentFileSize)
+	data, err := osfile.Read(path, maxAgentFileSize)
 	if err != nil {
-		return nil, Diagnostics{{File: path, Severity: Error, Message: "cannot read agent file: " + pathErrText(err)}}
+		return nil, Diagnostics{{File: path, Severity: Error, Message: "cannot read agent file: " + osfile.ErrText(err)}}
 	}
 	var (
 		a     *Agent
@@ -215,14 +191,14 @@ func loadAgentFile(path, source string, opts LoadOptions, inDir bool) (*Agent, D
 	)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".toml":
-		a, diags = ParseAgentTOML(data, path)
+		a, diags = opts.TOML.ParseTOML(data, path)
 	case ".md":
 		// A directory of agents may hold a README; only files that start
 		// with front matter are agents.
-		if _, _, _, has, _ := splitFrontMatter(string(data)); !has && inDir {
+		if _, _, _, has, _ := splitFrontMatter(string(data)); !has && opts.InDirectory {
 			return nil, Diagnostics{{File: path, Severity: Warning, Message: "no front matter, so not an agent; skipped"}}
 		}
-		a, diags = ParseAgentMarkdown(data, path)
+		a, diags = opts.Markdown.ParseMarkdown(data, path)
 	default:
 		return nil, Diagnostics{{File: path, Severity: Error, Message: "agent files end in .toml or .md"}}
 	}
@@ -230,16 +206,9 @@ func loadAgentFile(path, source string, opts LoadOptions, inDir bool) (*Agent, D
 		return nil, diags
 	}
 	a.Source = source
-	skillBase := filepath.Dir(path)
-	if source == SourceAxe {
-		// As in axe: no tools key means no tools, a run without a task
-		// sends axe's default one, and a relative skill path starts at
-		// axe's configuration directory (the parent of agents/).
-		if a.Tools == nil {
-			a.Tools = []string{}
-		}
-		a.DefaultTask = AxeDefaultTask
-		skillBase = filepath.Dir(skillBase)
+	skillBase := opts.SkillBase
+	if skillBase == "" {
+		skillBase = filepath.Dir(path)
 	}
 	if a.Skill != "" {
 		s, err := ResolveSkill(a.Skill, skillBase, opts.SkillDirs)
@@ -278,12 +247,22 @@ func preloadSkills(a *Agent, base string, dirs []string) Diagnostics {
 	return diags
 }
 
-// pathErrText is the error text without the repeated path of a
-// *fs.PathError, since diagnostics already name the file.
-func pathErrText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
+// agentFiles lists the *.toml and *.md files directly inside dir, in name
+// order: the agent files of one of deputy's directories (and axe's).
+func agentFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir) // sorted by file name
+	if err != nil {
+		return nil, err
 	}
-	return err.Error()
+	var paths []string
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if osfile.IsDir(path, e) {
+			continue
+		}
+		if ext := strings.ToLower(filepath.Ext(e.Name())); ext == ".md" || ext == ".toml" {
+			paths = append(paths, path)
+		}
+	}
+	return paths, nil
 }

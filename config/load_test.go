@@ -132,41 +132,6 @@ func TestLoadAgentsSameNameTwiceInOneDir(t *testing.T) {
 // below the top; one agent of a name defined twice, with one warning for
 // the file left out (not its other problems). In
 // deputy's own directories subdirectories are not read.
-func TestLoadAgentsClaudeSubdirectories(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"top.md":                          "---\nname: top\ndescription: d\n---\nTop.\n",
-		"coll/agents/dev/go-pro.md":       "---\nname: golang-pro\ndescription: d\n---\nGo.\n",
-		"coll/agents/dev/reviewer.md":     "---\nname: reviewer\ndescription: d\n---\nFirst.\n",
-		"coll/agents/quality/reviewer.md": "---\nname: reviewer\ndescription: d\nversion: 2\n---\nSecond.\n",
-		"coll/pyproject.toml":             "[project]\nname = \"x\"\n",
-		"coll/.git/hooks/x.md":            "---\nname: hidden\n---\n",
-	})
-	set, diags := LoadAgents([]Dir{{Path: dir, Source: SourceClaude}}, LoadOptions{})
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name)
-	}
-	if d := cmp.Diff([]string{"golang-pro", "reviewer", "top"}, names); d != "" {
-		t.Errorf("agents (-want +got):\n%s", d)
-	}
-	if a, _ := set.Get("reviewer"); a == nil || a.SystemPrompt != "First." {
-		t.Errorf("reviewer = %+v, want the first by path", a)
-	}
-	want := []string{`warning: ` + filepath.Join(dir, "coll/agents/quality/reviewer.md") +
-		`:2: name: agent "reviewer" is also defined in ` + filepath.Join("coll", "agents", "dev", "reviewer.md") +
-		`, which is used (Claude Code, too, loads only one of them); this file is ignored`}
-	if d := cmp.Diff(want, diagStrings(diags)); d != "" {
-		t.Errorf("diagnostics (-want +got):\n%s", d)
-	}
-
-	user := t.TempDir()
-	writeFiles(t, user, map[string]string{"sub/a.md": "---\nname: a\n---\n"})
-	if set, _ := LoadAgents([]Dir{{Path: user, Source: SourceUser}}, LoadOptions{}); set.Len() != 0 {
-		t.Errorf("a deputy directory's subdirectory was read: %v", set.List())
-	}
-}
-
 func TestLoadAgentsUnreadableDir(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "file")
 	writeFiles(t, filepath.Dir(f), map[string]string{"file": "x"})
@@ -246,34 +211,6 @@ func TestLoadAgentFileErrors(t *testing.T) {
 	}
 }
 
-func TestDirs(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", "/xdg")
-	t.Setenv("HOME", "/home/u")
-	got := Dirs("/work/p", []string{"extra", "/abs/agents", "", "/xdg/deputy/agents"})
-	want := []Dir{
-		{Path: "/home/u/.config/axe/agents", Source: SourceAxe},
-		{Path: "/xdg/axe/agents", Source: SourceAxe},
-		{Path: "/home/u/.claude/agents", Source: SourceClaude},
-		{Path: "/work/p/.claude/agents", Source: SourceClaude},
-		{Path: "/work/p/.deputy/agents", Source: SourceProject},
-		{Path: "/work/p/extra", Source: SourceFlag},
-		{Path: "/abs/agents", Source: SourceFlag},
-		{Path: "/xdg/deputy/agents", Source: SourceFlag}, // listed twice: kept at its later place
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("Dirs (-want +got):\n%s", d)
-	}
-
-	t.Setenv("XDG_CONFIG_HOME", "relative/ignored")
-	t.Setenv("HOME", "/home/u")
-	if got := ConfigDir(); got != "/home/u/.config/deputy" {
-		t.Errorf("ConfigDir with relative XDG_CONFIG_HOME = %q", got)
-	}
-	if got := SkillDirs("/w"); !cmp.Equal(got, []string{"/w/.deputy", "/home/u/.config/deputy", "/w/.claude", "/home/u/.claude"}) {
-		t.Errorf("SkillDirs = %q", got)
-	}
-}
-
 func TestResolveWorkdir(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	t.Setenv("PROJ", "/srv/p")
@@ -301,191 +238,17 @@ func TestSkillNotFoundIs(t *testing.T) {
 }
 
 // .claude directories are found from the repository root down to cwd.
-func TestClaudeDirs(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv("HOME", filepath.Join(root, "home"))
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	repo := filepath.Join(root, "src", "repo")
-	writeFiles(t, repo, map[string]string{".git/HEAD": "ref\n", "a/b/x": ""})
-	want := []string{filepath.Join(root, "home", ".claude"), filepath.Join(repo, ".claude"), filepath.Join(repo, "a", ".claude"), filepath.Join(repo, "a", "b", ".claude")}
-	if d := cmp.Diff(want, ClaudeDirs(filepath.Join(repo, "a", "b"))); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
-	// Outside a repository only cwd's own .claude counts.
-	if d := cmp.Diff(want[:1], ClaudeDirs(filepath.Join(root, "src"))[:1]); d != "" || len(ClaudeDirs(filepath.Join(root, "src"))) != 2 {
-		t.Errorf("outside a repository: %v", ClaudeDirs(filepath.Join(root, "src")))
-	}
-	// CLAUDE_CONFIG_DIR replaces ~/.claude, as in Claude Code.
-	t.Setenv("CLAUDE_CONFIG_DIR", "~/claude-work")
-	if got := ClaudeDirs(filepath.Join(repo, "a", "b"))[0]; got != filepath.Join(root, "home", "claude-work") {
-		t.Errorf("with CLAUDE_CONFIG_DIR: %s", got)
-	}
-}
-
 // The agents of installed Claude Code plugins (installed_plugins.json) are
 // found as Claude Code finds them: a user install everywhere, a project
 // install inside its project, not one its settings disable; the first
 // format of the file too. They rank below Claude Code's agents directories.
-func TestClaudePluginAgents(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	proj := filepath.Join(root, "proj")
-	cache := filepath.Join(home, ".claude", "plugins", "cache", "mp")
-	agent := func(name string) string {
-		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
-	}
-	writeFiles(t, root, map[string]string{
-		"home/.claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {
-  "user@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, "user", "1.0") + `", "version": "1.0"}],
-  "here@mp": [{"scope": "project", "projectPath": "` + proj + `", "installPath": "` + filepath.Join(cache, "here", "abc") + `"}],
-  "elsewhere@mp": [{"scope": "local", "projectPath": "` + filepath.Join(root, "other") + `", "installPath": "` + filepath.Join(cache, "elsewhere", "1") + `"}],
-  "off@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, "off", "1") + `"}],
-  "old": {"installPath": "` + filepath.Join(cache, "old", "0.9") + `", "version": "0.9"}}}`,
-		"home/.claude/settings.json":                                 `{"enabledPlugins": {"off@mp": false, "user@mp": true}}`,
-		"home/.claude/plugins/cache/mp/user/1.0/agents/reviewer.md":  agent("reviewer"),
-		"home/.claude/plugins/cache/mp/user/1.0/agents/shadowed.md":  agent("shadowed"),
-		"home/.claude/plugins/cache/mp/here/abc/agents/sub/local.md": agent("local"),
-		"home/.claude/plugins/cache/mp/elsewhere/1/agents/away.md":   agent("away"),
-		"home/.claude/plugins/cache/mp/off/1/agents/disabled.md":     agent("disabled"),
-		"home/.claude/plugins/cache/mp/old/0.9/agents/legacy.md":     agent("legacy"),
-		"home/.claude/agents/shadowed.md":                            agent("shadowed"),
-		"proj/.git/HEAD":                                             "ref\n",
-		"proj/src/x":                                                 "",
-	})
-	set, diags := LoadAgents(Dirs(filepath.Join(proj, "src"), nil), LoadOptions{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name+":"+a.Source)
-	}
-	if d := cmp.Diff([]string{"legacy:claude", "local:claude", "reviewer:claude", "shadowed:claude"}, names); d != "" {
-		t.Errorf("agents (-want +got):\n%s", d)
-	}
-	if a, _ := set.Get("shadowed"); a == nil || a.Path != filepath.Join(home, ".claude", "agents", "shadowed.md") || len(set.Shadowed("shadowed")) != 1 {
-		t.Errorf("shadowed = %+v, want ~/.claude/agents' over the plugin's", a)
-	}
-	// With CLAUDE_CONFIG_DIR the plugins are under it, not ~/.claude.
-	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(root, "elsewhere"))
-	if dirs := ClaudePluginAgentDirs(proj); len(dirs) != 0 {
-		t.Errorf("with CLAUDE_CONFIG_DIR: dirs %v", dirs)
-	}
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	// No file, or one deputy cannot read, is no plugins.
-	writeFiles(t, root, map[string]string{"home/.claude/plugins/installed_plugins.json": "{not json"})
-	if dirs := ClaudePluginAgentDirs(proj); len(dirs) != 0 {
-		t.Errorf("dirs %v", dirs)
-	}
-}
-
 // A Claude Code plugin's manifest (.claude-plugin/plugin.json) may name
 // more agent files and directories in agents, a path or an array of paths
 // from the plugin's directory: they are read besides its agents/ directory,
 // at its rank, as Claude Code reads them. A path out of the plugin is
 // refused with a warning and never read; a plugin.json deputy cannot read
 // names nothing, and its agents/ is read all the same.
-func TestClaudePluginManifestAgents(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	cache := filepath.Join(home, ".claude", "plugins", "cache", "mp")
-	agent := func(name string) string {
-		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
-	}
-	install := func(id string) string {
-		return `"` + id + `@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, id, "1.0") + `"}]`
-	}
-	outside := filepath.Join(root, "elsewhere")
-	writeFiles(t, root, map[string]string{
-		"home/.claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {` +
-			install("str") + `, ` + install("arr") + `, ` + install("bad") + `, ` + install("nodefault") + `}}`,
-		// The string form: a directory, read whole as agents/ is.
-		"home/.claude/plugins/cache/mp/str/1.0/.claude-plugin/plugin.json": `{"name": "str", "agents": "./custom/"}`,
-		"home/.claude/plugins/cache/mp/str/1.0/agents/default.md":          agent("str-default"),
-		"home/.claude/plugins/cache/mp/str/1.0/custom/one.md":              agent("str-one"),
-		"home/.claude/plugins/cache/mp/str/1.0/custom/deep/two.md":         agent("str-two"),
-		// The array form: files and directories, ${CLAUDE_PLUGIN_ROOT}, the
-		// default directory again, paths that do not exist, paths out of the
-		// plugin; a name both agents/ and a listed file define.
-		"home/.claude/plugins/cache/mp/arr/1.0/.claude-plugin/plugin.json": `{"name": "arr", "agents": [
-  "./extra/picked.md", "${CLAUDE_PLUGIN_ROOT}/team", "./agents", "./agents/default.md", "./missing.md", "./extra/notes.txt",
-  "../../../../elsewhere/escaped.md", "` + outside + `", 7, "./extra/dup.md"]}`,
-		"home/.claude/plugins/cache/mp/arr/1.0/agents/default.md":          agent("arr-default"),
-		"home/.claude/plugins/cache/mp/arr/1.0/agents/dup.md":              agent("arr-dup"),
-		"home/.claude/plugins/cache/mp/arr/1.0/extra/picked.md":            agent("arr-picked"),
-		"home/.claude/plugins/cache/mp/arr/1.0/extra/unlisted.md":          agent("arr-unlisted"),
-		"home/.claude/plugins/cache/mp/arr/1.0/extra/notes.txt":            "not an agent",
-		"home/.claude/plugins/cache/mp/arr/1.0/extra/dup.md":               agent("arr-dup"),
-		"home/.claude/plugins/cache/mp/arr/1.0/team/lead.md":               agent("arr-lead"),
-		"elsewhere/escaped.md":                                             agent("escaped"),
-		"elsewhere/abs.md":                                                 agent("absolute"),
-		"home/.claude/plugins/cache/mp/bad/1.0/.claude-plugin/plugin.json": `{"name": "bad", "agents": `,
-		"home/.claude/plugins/cache/mp/bad/1.0/agents/kept.md":             agent("bad-kept"),
-		// No agents/ directory: the manifest's paths are read all the same.
-		"home/.claude/plugins/cache/mp/nodefault/1.0/.claude-plugin/plugin.json": `{"name": "nodefault", "agents": ["./a.md"]}`,
-		"home/.claude/plugins/cache/mp/nodefault/1.0/a.md":                       agent("nodefault-a"),
-	})
-	set, diags := LoadAgents(Dirs(root, nil), LoadOptions{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name+":"+a.Source)
-	}
-	want := []string{"arr-default:claude", "arr-dup:claude", "arr-lead:claude", "arr-picked:claude", "bad-kept:claude",
-		"nodefault-a:claude", "str-default:claude", "str-one:claude", "str-two:claude"}
-	if d := cmp.Diff(want, names); d != "" {
-		t.Errorf("agents (-want +got):\n%s", d)
-	}
-	arr := filepath.Join(cache, "arr", "1.0")
-	if a, _ := set.Get("arr-dup"); a == nil || a.Path != filepath.Join(arr, "agents", "dup.md") || len(set.Shadowed("arr-dup")) != 0 {
-		t.Errorf("arr-dup = %+v, want agents/'s, the first the plugin defines", a)
-	}
-	manifest := filepath.Join(arr, ".claude-plugin", "plugin.json")
-	wantDiags := []string{
-		manifest + `: agents: "../../../../elsewhere/escaped.md" is outside the plugin's directory; its agents are not read`,
-		manifest + `: agents: "` + outside + `" is outside the plugin's directory; its agents are not read`,
-		filepath.Join(arr, "extra", "dup.md") + `:2: name: agent "arr-dup" is also defined in ` + filepath.Join("agents", "dup.md") +
-			`, which is used (Claude Code, too, loads only one of them); this file is ignored`,
-	}
-	var got []string
-	for _, d := range diags {
-		got = append(got, d.String())
-	}
-	if d := cmp.Diff(wantDiags, got); d != "" {
-		t.Errorf("diagnostics (-want +got):\n%s", d)
-	}
-}
-
 // A Claude Code agent's skills are preloaded as Claude Code preloads them:
 // each skill's text, after the agent's own skill's, from the skill
 // directories (.claude/skills/NAME/SKILL.md among them); one that is not
 // found is left out with a warning and the agent still loads.
-func TestLoadAgentFileClaudeSkills(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"skills/review/SKILL.md": "---\nname: review\ndescription: d\n---\nReview well.\n",
-		"skills/go/SKILL.md":     "---\nname: go\ndescription: d\n---\nWrite Go.\n",
-		"agents/r.md":            "---\nname: r\ndescription: d\nskills:\n  - review\n  - nowhere\n  - go\n---\nBody.\n",
-		"agents/s.md":            "---\nname: s\ndescription: d\nskills: go\n---\nBody.\n",
-	})
-	a, diags := LoadAgentFile(filepath.Join(dir, "agents", "r.md"), SourceClaude, LoadOptions{SkillDirs: []string{dir}})
-	if a == nil || a.SkillDoc == nil || a.SkillDoc.Body != "Review well.\n\nWrite Go." || a.SkillDoc.Name != "review, go" {
-		t.Fatalf("agent %+v, skill %+v", a, a.SkillDoc)
-	}
-	if len(diags) != 1 || diags[0].Severity != Warning || diags[0].Line != 4 || diags[0].Key != "skills" ||
-		!strings.Contains(diags[0].Message, `skill "nowhere" not found`) || !strings.HasSuffix(diags[0].Message, "; the agent runs without it") {
-		t.Errorf("diagnostics %v", diags)
-	}
-	a, diags = LoadAgentFile(filepath.Join(dir, "agents", "s.md"), SourceClaude, LoadOptions{SkillDirs: []string{dir}})
-	if len(diags) != 0 || a.SkillDoc == nil || a.SkillDoc.Body != "Write Go." {
-		t.Errorf("comma form: skill %+v, diagnostics %v", a.SkillDoc, diags)
-	}
-}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -61,12 +59,19 @@ var mcpKeys = []string{
 	"sampling_enabled", "elicitation_enabled", "oauth", "autoApprove", "alwaysAllow",
 }
 
+// MCPServers reads the MCP servers under key k: see mcpServersValue.
+func (f Fields) MCPServers(k string) []MCPServer { return mcpServersValue(f, k) }
+
+// Fields reads the decoded JSON or YAML mapping m through f, reporting to
+// s (with no lines: m's are not known).
+func (s *Sink) Fields(m map[string]any) Fields { return Fields{m: m, sink: s} }
+
 // mcpServersValue reads the MCP servers under key k of f: a table of
 // tables keyed by server name ([mcp_servers.github]), or a list of tables
 // each naming itself (axe's [[mcp_servers]], xzatoma's servers list).
 // Claude Code's front matter also allows a plain string in the list: a
 // reference to a server configured elsewhere.
-func mcpServersValue(f fields, k string) []MCPServer {
+func mcpServersValue(f Fields, k string) []MCPServer {
 	v, present := f.m[k]
 	if !present || v == nil {
 		return nil
@@ -77,16 +82,16 @@ func mcpServersValue(f fields, k string) []MCPServer {
 			return
 		}
 		if slices.ContainsFunc(out, func(o MCPServer) bool { return o.Name == s.Name }) {
-			f.sink.errorf(f.line(k), f.key(k), "MCP server %q is declared twice", s.Name)
+			f.sink.Errorf(f.Line(k), f.Key(k), "MCP server %q is declared twice", s.Name)
 			return
 		}
 		out = append(out, s)
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		tf, _ := f.table(k)
+		tf, _ := f.Table(k)
 		names := slices.Sorted(maps.Keys(v))
-		slices.SortStableFunc(names, func(a, b string) int { return tf.line(a) - tf.line(b) })
+		slices.SortStableFunc(names, func(a, b string) int { return tf.Line(a) - tf.Line(b) })
 		for _, name := range names {
 			add(mcpServerFrom(tf, name, name))
 		}
@@ -101,7 +106,7 @@ func mcpServersValue(f fields, k string) []MCPServer {
 		}
 		for i, item := range items {
 			idx := fmt.Sprintf("%d", i)
-			entry := fields{m: map[string]any{idx: item}, prefix: f.key(k), lines: f.lines, sink: f.sink, yaml: f.yaml}
+			entry := Fields{m: map[string]any{idx: item}, prefix: f.Key(k), lines: f.lines, sink: f.sink, yaml: f.yaml}
 			switch it := item.(type) {
 			case string:
 				name := strings.TrimSpace(it)
@@ -109,13 +114,13 @@ func mcpServersValue(f fields, k string) []MCPServer {
 			case map[string]any:
 				if name, inline := inlineServer(it); inline {
 					// Claude Code's inline form: {NAME: {command: ...}}.
-					inner := fields{m: it, prefix: f.key(k), lines: f.lines, sink: f.sink, yaml: f.yaml}
+					inner := Fields{m: it, prefix: f.Key(k), lines: f.lines, sink: f.sink, yaml: f.yaml}
 					add(mcpServerFrom(inner, name, name))
 					continue
 				}
 				add(mcpServerFrom(entry, idx, ""))
 			default:
-				f.sink.errorf(f.line(k), f.key(k), "entries must describe MCP servers, found %s", f.typeName(item))
+				f.sink.Errorf(f.Line(k), f.Key(k), "entries must describe MCP servers, found %s", f.typeName(item))
 			}
 		}
 	default:
@@ -138,92 +143,92 @@ func inlineServer(m map[string]any) (string, bool) {
 }
 
 // origin is "FILE:LINE" of key k, or the file alone.
-func (f fields) origin(k string) string {
-	if l := f.line(k); l > 0 {
-		return fmt.Sprintf("%s:%d", f.sink.file, l)
+func (f Fields) origin(k string) string {
+	if l := f.Line(k); l > 0 {
+		return fmt.Sprintf("%s:%d", f.sink.File, l)
 	}
-	return f.sink.file
+	return f.sink.File
 }
 
 // mcpServerFrom reads the server table at key k of f. name is the
 // server's name when the enclosing table gives it (its key); "" means the
 // entry names itself (name, or xzatoma's id). ok is false when the entry
 // is unusable (reported) or disabled.
-func mcpServerFrom(f fields, k, name string) (MCPServer, bool) {
-	t, ok := f.table(k)
+func mcpServerFrom(f Fields, k, name string) (MCPServer, bool) {
+	t, ok := f.Table(k)
 	if !ok {
 		return MCPServer{}, false
 	}
 	s := MCPServer{Origin: f.origin(k)}
 	for _, key := range slices.Sorted(maps.Keys(t.m)) {
 		if !slices.Contains(mcpKeys, key) {
-			t.sink.warnf(t.line(key), t.key(key), "unknown key of an MCP server; it is ignored")
+			t.sink.Warnf(t.Line(key), t.Key(key), "unknown key of an MCP server; it is ignored")
 		}
 	}
 	for _, key := range []string{"timeout", "timeout_seconds", "resources_enabled", "prompts_enabled", "sampling_enabled", "elicitation_enabled", "oauth", "autoApprove", "alwaysAllow"} {
-		if t.has(key) {
-			t.sink.warnf(t.line(key), t.key(key), "deputy does not use this MCP server setting; it is ignored")
+		if t.Has(key) {
+			t.sink.Warnf(t.Line(key), t.Key(key), "deputy does not use this MCP server setting; it is ignored")
 		}
 	}
 	if name == "" {
-		name, _ = t.str("name")
+		name, _ = t.Str("name")
 		if name == "" {
-			name, _ = t.str("id")
+			name, _ = t.Str("id")
 		}
 	}
 	s.Name = strings.TrimSpace(name)
 	if s.Name == "" {
-		t.sink.errorf(f.line(k), f.key(k), "an MCP server needs a name")
+		t.sink.Errorf(f.Line(k), f.Key(k), "an MCP server needs a name")
 		return MCPServer{}, false
 	}
 	if strings.Contains(s.Name, "__") {
-		t.sink.errorf(f.line(k), f.key(k), "MCP server name %q must not contain \"__\" (tools are named mcp__<server>__<tool>)", s.Name)
+		t.sink.Errorf(f.Line(k), f.Key(k), "MCP server name %q must not contain \"__\" (tools are named mcp__<server>__<tool>)", s.Name)
 		return MCPServer{}, false
 	}
-	if off, _ := t.boolean("disabled"); off {
+	if off, _ := t.Bool("disabled"); off {
 		return MCPServer{}, false
 	}
-	if on, set := t.boolean("enabled"); set && !on {
+	if on, set := t.Bool("enabled"); set && !on {
 		return MCPServer{}, false
 	}
-	if en, set := t.boolean("tools_enabled"); set && !en {
+	if en, set := t.Bool("tools_enabled"); set && !en {
 		return MCPServer{}, false
 	}
 
 	// xzatoma nests the transport: transport: {type, executable, endpoint, ...}.
 	src := t
 	if _, ok := t.m["transport"].(map[string]any); ok {
-		src, _ = t.table("transport")
-		s.Transport, _ = src.str("type")
+		src, _ = t.Table("transport")
+		s.Transport, _ = src.Str("type")
 		for _, key := range slices.Sorted(maps.Keys(src.m)) {
 			if !slices.Contains(mcpKeys, key) {
-				src.sink.warnf(src.line(key), src.key(key), "unknown key of an MCP transport; it is ignored")
+				src.sink.Warnf(src.Line(key), src.Key(key), "unknown key of an MCP transport; it is ignored")
 			}
 		}
 		for _, key := range []string{"oauth", "timeout_seconds"} {
-			if src.has(key) {
-				src.sink.warnf(src.line(key), src.key(key), "deputy does not use this MCP transport setting; it is ignored")
+			if src.Has(key) {
+				src.sink.Warnf(src.Line(key), src.Key(key), "deputy does not use this MCP transport setting; it is ignored")
 			}
 		}
 	} else {
-		s.Transport, _ = t.str("type")
+		s.Transport, _ = t.Str("type")
 		if s.Transport == "" {
-			s.Transport, _ = t.str("transport")
+			s.Transport, _ = t.Str("transport")
 		}
 	}
-	s.Command, _ = src.str("command")
+	s.Command, _ = src.Str("command")
 	if s.Command == "" {
-		s.Command, _ = src.str("executable")
+		s.Command, _ = src.Str("executable")
 	}
-	s.Args, _ = src.strList("args")
+	s.Args, _ = src.StrList("args")
 	s.Env = strMap(src, "env")
-	s.Cwd, _ = src.str("cwd")
+	s.Cwd, _ = src.Str("cwd")
 	if s.Cwd == "" {
-		s.Cwd, _ = src.str("working_dir")
+		s.Cwd, _ = src.Str("working_dir")
 	}
-	s.URL, _ = src.str("url")
+	s.URL, _ = src.Str("url")
 	if s.URL == "" {
-		s.URL, _ = src.str("endpoint")
+		s.URL, _ = src.Str("endpoint")
 	}
 	s.Headers = strMap(src, "headers")
 
@@ -236,7 +241,7 @@ func mcpServerFrom(f fields, k, name string) (MCPServer, bool) {
 		case s.URL != "" && s.Command == "":
 			s.Transport = MCPHTTP
 		default:
-			where.sink.errorf(f.line(k), f.key(k), "MCP server %q needs either command (stdio) or url (HTTP)", s.Name)
+			where.sink.Errorf(f.Line(k), f.Key(k), "MCP server %q needs either command (stdio) or url (HTTP)", s.Name)
 			return MCPServer{}, false
 		}
 	case "stdio":
@@ -246,13 +251,13 @@ func mcpServerFrom(f fields, k, name string) (MCPServer, bool) {
 	case "sse":
 		s.Transport = MCPSSE
 	default:
-		where.sink.errorf(f.line(k), f.key(k), "MCP server %q: transport %q is not stdio, http or sse", s.Name, s.Transport)
+		where.sink.Errorf(f.Line(k), f.Key(k), "MCP server %q: transport %q is not stdio, http or sse", s.Name, s.Transport)
 		return MCPServer{}, false
 	}
 	switch s.Transport {
 	case MCPStdio:
 		if strings.TrimSpace(s.Command) == "" {
-			where.sink.errorf(f.line(k), f.key(k), "MCP server %q uses stdio and needs a command", s.Name)
+			where.sink.Errorf(f.Line(k), f.Key(k), "MCP server %q uses stdio and needs a command", s.Name)
 			return MCPServer{}, false
 		}
 	default:
@@ -260,7 +265,7 @@ func mcpServerFrom(f fields, k, name string) (MCPServer, bool) {
 		u, err := url.Parse(s.URL)
 		templated := strings.Contains(s.URL, "$")
 		if s.URL == "" || (!templated && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "")) {
-			where.sink.errorf(f.line(k), f.key(k), "MCP server %q needs an http:// or https:// url, got %q", s.Name, s.URL)
+			where.sink.Errorf(f.Line(k), f.Key(k), "MCP server %q needs an http:// or https:// url, got %q", s.Name, s.URL)
 			return MCPServer{}, false
 		}
 	}
@@ -269,8 +274,8 @@ func mcpServerFrom(f fields, k, name string) (MCPServer, bool) {
 
 // strMap reads a table of strings (env, headers). Numbers and booleans are
 // written as text, as a shell would see them.
-func strMap(f fields, k string) map[string]string {
-	t, ok := f.table(k)
+func strMap(f Fields, k string) map[string]string {
+	t, ok := f.Table(k)
 	if !ok {
 		return nil
 	}
@@ -287,40 +292,6 @@ func strMap(f fields, k string) map[string]string {
 		}
 	}
 	return out
-}
-
-// MCPJSONName is the project file Claude Code reads its MCP servers from.
-const MCPJSONName = ".mcp.json"
-
-// LoadMCPJSON reads a Claude Code .mcp.json ({"mcpServers": {NAME: {...}}}).
-// A missing file is no servers and no error.
-func LoadMCPJSON(path string) ([]MCPServer, Diagnostics) {
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, Diagnostics{{File: path, Severity: Error, Message: "cannot read: " + err.Error()}}
-	}
-	return ParseMCPJSON(data, path)
-}
-
-// ParseMCPJSON reads the contents of a .mcp.json; path names it in
-// diagnostics.
-func ParseMCPJSON(data []byte, path string) ([]MCPServer, Diagnostics) {
-	sink := &diagSink{file: path}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		sink.errorf(0, "", "invalid JSON: %s", err.Error())
-		return nil, sink.diags
-	}
-	f := fields{m: m, sink: sink}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if k != "mcpServers" {
-			sink.warnf(0, k, "only mcpServers is read from %s; this key is ignored", filepath.Base(path))
-		}
-	}
-	return mcpServersValue(f, "mcpServers"), sink.diags.Sorted()
 }
 
 // MCPToolPrefix is the name prefix of server's tools as models see them:
@@ -348,44 +319,4 @@ func (a *Agent) declaresMCPTool(t string) bool {
 		}
 	}
 	return false
-}
-
-// ClaudeUserMCPPath is where Claude Code keeps the MCP servers `claude mcp
-// add` configures for a user ($CLAUDE_CONFIG_DIR/.claude.json, else
-// ~/.claude.json); "" when there is no home directory.
-func ClaudeUserMCPPath() string {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Join(d, ".claude.json")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".claude.json")
-}
-
-// LoadClaudeUserMCP reads the MCP servers of Claude Code's user file
-// (ClaudeUserMCPPath): its top-level mcpServers, and those of project
-// dir, which win. The file is Claude Code's, not deputy's, so what deputy
-// cannot read in it is left out silently. A missing file is no servers.
-func LoadClaudeUserMCP(path, dir string) []MCPServer {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(data, &m) != nil {
-		return nil
-	}
-	sink := &diagSink{file: path}
-	servers := mcpServersValue(fields{m: m, sink: sink}, "mcpServers")
-	if projects, ok := m["projects"].(map[string]any); ok {
-		if p, ok := projects[dir].(map[string]any); ok {
-			for _, s := range mcpServersValue(fields{m: p, prefix: "projects." + dir, sink: sink}, "mcpServers") {
-				servers = slices.DeleteFunc(servers, func(o MCPServer) bool { return o.Name == s.Name })
-				servers = append(servers, s)
-			}
-		}
-	}
-	return servers
 }

@@ -2,128 +2,109 @@ package config
 
 import "strings"
 
-// keyOwner says who defines a key of an agent file.
-type keyOwner int
-
-const (
-	ownerDeputy keyOwner = iota // deputy uses it
-	ownerAxe                    // axe defines it; deputy accepts it and warns
-	ownerClaude                 // Claude Code defines it; deputy accepts it and warns
-)
-
-// keySpec is the shape of an agent file: which keys exist, who owns them,
-// and which tables accept anything below them (headers, env, hooks).
+// keySpec is the shape of an agent file: which keys exist, which belong to
+// another tool and are ignored, and which tables accept anything below
+// them (output_schema, mcp_servers).
 type keySpec struct {
-	owner    keyOwner
-	open     bool // any key below is accepted
-	children map[string]*keySpec
+	// ignoredBy names the tool whose key this is when deputy accepts it
+	// without using it ("axe"), with what that means (note); "" for a key
+	// deputy (or a dialect's Map) reads.
+	ignoredBy, note string
+	open            bool // any key below is accepted
+	children        map[string]*keySpec
 }
 
-func leaf(o keyOwner) *keySpec { return &keySpec{owner: o} }
-func open(o keyOwner) *keySpec { return &keySpec{owner: o, open: true} }
-func table(o keyOwner, kids map[string]*keySpec) *keySpec {
-	return &keySpec{owner: o, children: kids}
+func leaf() *keySpec { return &keySpec{} }
+func open() *keySpec { return &keySpec{open: true} }
+func table(kids map[string]*keySpec) *keySpec {
+	return &keySpec{children: kids}
 }
 
-// The keys of axe's agent TOML (jrswab/axe internal/agent.AgentConfig and
-// its documentation) plus deputy's own tools and max_turns. An axe user's
-// file therefore loads unchanged; keys deputy has no use for only warn.
-var tomlAgentSchema = table(ownerDeputy, map[string]*keySpec{
-	"name":          leaf(ownerDeputy),
-	"description":   leaf(ownerDeputy),
-	"model":         leaf(ownerDeputy),
-	"system_prompt": leaf(ownerDeputy),
-	"skill":         leaf(ownerDeputy),
-	"files":         leaf(ownerDeputy),
-	"workdir":       leaf(ownerDeputy),
-	"sub_agents":    leaf(ownerDeputy),
-	"tools":         leaf(ownerDeputy),
-	"max_turns":     leaf(ownerDeputy),
+// clone copies the tree, so a dialect's keys can be added to it.
+func (k *keySpec) clone() *keySpec {
+	c := *k
+	if k.children != nil {
+		c.children = make(map[string]*keySpec, len(k.children))
+		for name, kid := range k.children {
+			c.children[name] = kid.clone()
+		}
+	}
+	return &c
+}
+
+// The keys of deputy's agent TOML. axe's own keys (timeout, retry, ...)
+// are the axe dialect's (config/axe).
+var tomlAgentSchema = table(map[string]*keySpec{
+	"name":          leaf(),
+	"description":   leaf(),
+	"model":         leaf(),
+	"system_prompt": leaf(),
+	"skill":         leaf(),
+	"files":         leaf(),
+	"workdir":       leaf(),
+	"sub_agents":    leaf(),
+	"tools":         leaf(),
+	"max_turns":     leaf(),
 	// A JSON Schema: anything goes below it.
-	"output_schema":      open(ownerDeputy),
-	"output_schema_file": leaf(ownerDeputy),
+	"output_schema":      open(),
+	"output_schema_file": leaf(),
 	// [mcp_servers.<name>] or axe's [[mcp_servers]]; checked by
 	// mcpServersValue, which knows every format's keys.
-	"mcp_servers": open(ownerDeputy),
-	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
-		"max_depth": leaf(ownerDeputy),
-		"parallel":  leaf(ownerDeputy),
-		"timeout":   leaf(ownerDeputy),
-	}),
-	"params": table(ownerDeputy, map[string]*keySpec{
-		"temperature": leaf(ownerDeputy),
-		"max_tokens":  leaf(ownerDeputy),
+	"mcp_servers":       open(),
+	"sub_agents_config": subAgentsConfigSchema(),
+	"params": table(map[string]*keySpec{
+		"temperature": leaf(),
+		"max_tokens":  leaf(),
 		// axe's (OpenAI's) response_format maps onto output_schema.
-		"response_format": open(ownerDeputy),
+		"response_format": open(),
 	}),
-	// axe settings deputy does not use.
-	"timeout":       leaf(ownerAxe),
-	"stream":        leaf(ownerAxe),
-	"format":        leaf(ownerAxe),
-	"allowed_hosts": leaf(ownerDeputy),
+	"allowed_hosts": leaf(),
 	// axe's memory, kept in the ledger (path warns in memoryConfig).
-	"memory": table(ownerDeputy, map[string]*keySpec{
-		"enabled":     leaf(ownerDeputy),
-		"path":        leaf(ownerDeputy),
-		"last_n":      leaf(ownerDeputy),
-		"max_entries": leaf(ownerDeputy),
+	"memory": table(map[string]*keySpec{
+		"enabled":     leaf(),
+		"path":        leaf(),
+		"last_n":      leaf(),
+		"max_entries": leaf(),
 	}),
-	"scratchpad": leaf(ownerDeputy),
-	"retry": table(ownerAxe, map[string]*keySpec{
-		"max_retries":      leaf(ownerAxe),
-		"backoff":          leaf(ownerAxe),
-		"initial_delay_ms": leaf(ownerAxe),
-		"max_delay_ms":     leaf(ownerAxe),
-	}),
+	"scratchpad": leaf(),
 	// deputy's budget; axe's max_tokens is the same cap as tokens.
 	"budget": budgetSchema(),
-	"artifacts": table(ownerAxe, map[string]*keySpec{
-		"enabled": leaf(ownerAxe),
-		"dir":     leaf(ownerAxe),
-	}),
 })
 
-// The front matter keys of a Markdown agent: deputy's keys, Claude Code's
-// maxTurns (which deputy honours), and the Claude Code keys deputy cannot
-// use, which only warn.
-var mdAgentSchema = table(ownerDeputy, map[string]*keySpec{
-	"name":               leaf(ownerDeputy),
-	"description":        leaf(ownerDeputy),
-	"model":              leaf(ownerDeputy),
-	"tools":              leaf(ownerDeputy),
-	"skill":              leaf(ownerDeputy),
-	"files":              leaf(ownerDeputy),
-	"workdir":            leaf(ownerDeputy),
-	"sub_agents":         leaf(ownerDeputy),
-	"max_turns":          leaf(ownerDeputy),
-	"maxTurns":           leaf(ownerDeputy),
-	"scratchpad":         leaf(ownerDeputy),
-	"output_schema":      open(ownerDeputy),
-	"output_schema_file": leaf(ownerDeputy),
-	"mcpServers":         open(ownerDeputy),
-	"disallowedTools":    open(ownerDeputy), // Claude Code's, honoured
-	"skills":             open(ownerDeputy), // Claude Code's, honoured
-	"permissionMode":     open(ownerDeputy), // Claude Code's, see permissionMode
-	"sub_agents_config": table(ownerDeputy, map[string]*keySpec{
-		"max_depth": leaf(ownerDeputy),
-		"parallel":  leaf(ownerDeputy),
-		"timeout":   leaf(ownerDeputy),
-	}),
-	"params": table(ownerDeputy, map[string]*keySpec{
-		"temperature": leaf(ownerDeputy),
-		"max_tokens":  leaf(ownerDeputy),
+// The front matter keys of deputy's Markdown agent. Claude Code's own keys
+// (disallowedTools, color, ...) are the Claude Code dialect's
+// (config/claude); maxTurns and mcpServers, Claude Code's spellings, are
+// deputy's too.
+var mdAgentSchema = table(map[string]*keySpec{
+	"name":               leaf(),
+	"description":        leaf(),
+	"model":              leaf(),
+	"tools":              leaf(),
+	"skill":              leaf(),
+	"files":              leaf(),
+	"workdir":            leaf(),
+	"sub_agents":         leaf(),
+	"max_turns":          leaf(),
+	"maxTurns":           leaf(),
+	"scratchpad":         leaf(),
+	"output_schema":      open(),
+	"output_schema_file": leaf(),
+	"mcpServers":         open(),
+	"sub_agents_config":  subAgentsConfigSchema(),
+	"params": table(map[string]*keySpec{
+		"temperature": leaf(),
+		"max_tokens":  leaf(),
 	}),
 	"budget": budgetSchema(),
-	// Claude Code settings deputy does not use.
-	"color":         open(ownerClaude),
-	"hooks":         open(ownerClaude),
-	"memory":        open(ownerClaude),
-	"background":    open(ownerClaude),
-	"effort":        open(ownerClaude),
-	"isolation":     open(ownerClaude),
-	"initialPrompt": open(ownerClaude),
-	"disabled":      open(ownerClaude),
 })
+
+func subAgentsConfigSchema() *keySpec {
+	return table(map[string]*keySpec{
+		"max_depth": leaf(),
+		"parallel":  leaf(),
+		"timeout":   leaf(),
+	})
+}
 
 // keyRef is one key as written in a file.
 type keyRef struct {
@@ -137,7 +118,7 @@ type keyRef struct {
 // the diagnostics are too.
 // unknownSev is Error for axe files (axe refuses unknown keys too) and
 // Warning for Claude Code's Markdown, whose loader ignores them.
-func checkKeys(sink *diagSink, schema *keySpec, refs []keyRef, unknownSev Severity) {
+func checkKeys(sink *Sink, schema *keySpec, refs []keyRef, unknownSev Severity) {
 	unknown := map[string]bool{}
 	warned := map[string]bool{}
 	for _, r := range refs {
@@ -165,18 +146,14 @@ func checkKeys(sink *diagSink, schema *keySpec, refs []keyRef, unknownSev Severi
 				}
 				break
 			}
-			// Keys below a foreign key are still checked (memory.foo is
-			// unknown to axe too), but the foreign key warns only once.
-			if next.owner != ownerDeputy && spec.owner == ownerDeputy && !warned[prefix] {
+			// Keys below an ignored key are still checked (retry.foo is
+			// unknown to axe too), but the ignored key warns only once.
+			if next.ignoredBy != "" && spec.ignoredBy == "" && !warned[prefix] {
 				warned[prefix] = true
-				who := "an axe"
-				if next.owner == ownerClaude {
-					who = "a Claude Code"
-				}
-				if note := foreignKeyNotes[prefix]; note != "" && next.owner == ownerAxe {
-					sink.warnf(r.line, prefix, "key %s is %s setting deputy ignores: %s", prefix, who, note)
+				if next.note != "" {
+					sink.Warnf(r.line, prefix, "key %s is %s setting deputy ignores: %s", prefix, article(next.ignoredBy), next.note)
 				} else {
-					sink.warnf(r.line, prefix, "key %s is %s setting deputy ignores", prefix, who)
+					sink.Warnf(r.line, prefix, "key %s is %s setting deputy ignores", prefix, article(next.ignoredBy))
 				}
 			}
 			spec = next
@@ -184,25 +161,23 @@ func checkKeys(sink *diagSink, schema *keySpec, refs []keyRef, unknownSev Severi
 	}
 }
 
-// foreignKeyNotes say what running without an axe key means, so the
-// warning tells a user what they lose.
-var foreignKeyNotes = map[string]string{
-	"timeout":   "the run is bounded by max_turns, and a child by sub_agents_config.timeout",
-	"retry":     "model calls are retried by config.yaml's retry settings",
-	"stream":    "deputy streams when it shows progress",
-	"format":    "the answer is printed as text (run --json for JSON)",
-	"artifacts": "no artifact directory is kept",
+// article puts "a" or "an" before a tool's name: "an axe", "a Claude Code".
+func article(tool string) string {
+	if tool != "" && strings.ContainsRune("aeiouAEIOU", rune(tool[0])) {
+		return "an " + tool
+	}
+	return "a " + tool
 }
 
 // budgetSchema is the budget table, axe's max_tokens (the same cap as
 // tokens) included in front matter too: budget() honours it in both, and a
 // cap the user wrote is never one to call ignored.
 func budgetSchema() *keySpec {
-	return table(ownerDeputy, map[string]*keySpec{
-		"tokens":     leaf(ownerDeputy),
-		"max_tokens": leaf(ownerDeputy),
-		"usd":        leaf(ownerDeputy),
-		"time":       leaf(ownerDeputy),
-		"turns":      leaf(ownerDeputy),
+	return table(map[string]*keySpec{
+		"tokens":     leaf(),
+		"max_tokens": leaf(),
+		"usd":        leaf(),
+		"time":       leaf(),
+		"turns":      leaf(),
 	})
 }

@@ -2,14 +2,15 @@ package config
 
 import (
 	"errors"
-	"github.com/deputyhq/deputy/llm/price"
 	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/deputyhq/deputy/config/internal/osfile"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/price"
 )
 
 // maxSettingsSize bounds config.yaml.
@@ -22,7 +23,7 @@ type Settings struct {
 	// "model: inherit" at the root. "" means none is configured.
 	DefaultModel string
 	// DefaultModelFrom says where DefaultModel came from when no
-	// config.yaml set it (ApplyClaudeModel); "" when one did, or none is set.
+	// config.yaml set it (claude.ApplySessionModel); "" when one did, or none is set.
 	DefaultModelFrom string
 	// Providers are named custom OpenAI-compatible providers, used in model
 	// strings as "<name>/<model>".
@@ -208,12 +209,15 @@ func SettingsPaths(cwd string) []string {
 // skipped. Every problem of every file is collected: the error is then a
 // *ValidationError listing each on its own line, and no settings are
 // returned.
-func LoadSettings(paths []string) (*Settings, error) {
+//
+// Each dialect reads its tool's sections of every file (see
+// SettingsDialect).
+func LoadSettings(paths []string, dialects ...SettingsDialect) (*Settings, error) {
 	s := DefaultSettings()
 	origin := map[string]string{} // key -> file that set it, for checks after merging
 	var diags Diagnostics
 	for _, path := range paths {
-		data, err := readLimited(path, maxSettingsSize)
+		data, err := osfile.Read(path, maxSettingsSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -221,7 +225,7 @@ func LoadSettings(paths []string) (*Settings, error) {
 			diags = append(diags, Diagnostic{File: path, Severity: Error, Message: "cannot read settings: " + err.Error()})
 			continue
 		}
-		f, ds := parseSettingsFile(data, path)
+		f, ds := parseSettingsFile(data, path, dialects)
 		diags = append(diags, ds...)
 		if f == nil || ds.HasErrors() {
 			continue
@@ -292,7 +296,7 @@ func (s *Settings) SubagentModelName() string {
 // CLI applies them.
 func (s *Settings) StorePath() string {
 	if s.Store.Path != "" {
-		return expandHome(s.Store.Path)
+		return osfile.ExpandHome(s.Store.Path)
 	}
 	if d := DataDir(); d != "" {
 		return filepath.Join(d, "deputy.db")

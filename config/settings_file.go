@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/deputyhq/deputy/config/internal/text"
 )
 
 // settingsFile is config.yaml as written. Every value is a pointer (or a
@@ -149,14 +152,22 @@ func parseDurationNode(n *yaml.Node) (time.Duration, error) {
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("must be a duration such as 500ms or 2m, or a number of seconds; got %s", nodeText(n))
+	return 0, fmt.Errorf("must be a duration such as 500ms or 2m, or a number of seconds; got %s", text.Node(n))
 }
 
-// parseSettingsFile decodes one config.yaml strictly: unknown keys and
-// values of the wrong type are errors with line numbers, all of them
-// collected. Values are not range-checked here (see check).
-func parseSettingsFile(data []byte, path string) (*settingsFile, Diagnostics) {
-	sink := &diagSink{file: path}
+// A SettingsDialect reads another tool's sections of a settings file
+// (xzatoma's config.yaml; see config/xzatoma) before deputy reads its own
+// keys. It takes them out of root, the file's top-level mapping, reporting
+// through sink, and returns what they mean in deputy's keys: nested maps
+// whose values fill in each key the file does not set itself.
+type SettingsDialect func(root *yaml.Node, sink *Sink) map[string]any
+
+// parseSettingsFile decodes one config.yaml strictly, after the dialects
+// have taken out their sections: unknown keys and values of the wrong type
+// are errors with line numbers, all of them collected. Values are not
+// range-checked here (see check).
+func parseSettingsFile(data []byte, path string, dialects []SettingsDialect) (*settingsFile, Diagnostics) {
+	sink := &Sink{File: path}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -164,48 +175,52 @@ func parseSettingsFile(data []byte, path string) (*settingsFile, Diagnostics) {
 			return &settingsFile{}, nil // empty, or only comments
 		}
 		line, msg := yamlErrorLine(err)
-		sink.errorf(line, "", "invalid YAML: %s", msg)
-		return nil, sink.diags
+		sink.Errorf(line, "", "invalid YAML: %s", msg)
+		return nil, sink.Diags
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		sink.errorf(extra.Line, "", "holds more than one YAML document; settings are one mapping")
-		return nil, sink.diags
+		sink.Errorf(extra.Line, "", "holds more than one YAML document; settings are one mapping")
+		return nil, sink.Diags
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
 		return &settingsFile{}, nil
 	}
-	xz := takeXzatoma(sink, doc.Content[0])
+	for _, d := range dialects {
+		if doc.Content[0].Kind != yaml.MappingNode {
+			break // checkNodeType says so
+		}
+		fillDefaults(doc.Content[0], d(doc.Content[0], sink))
+	}
 	checkNodeType(sink, doc.Content[0], reflect.TypeFor[settingsFile](), "")
-	if sink.diags.HasErrors() {
-		return nil, sink.diags
+	if sink.Diags.HasErrors() {
+		return nil, sink.Diags
 	}
 
 	// The walk above already rejected unknown keys with their full dotted
-	// names, so the document (without xzatoma's sections) decodes as is.
+	// names, so the document (without the dialects' sections) decodes as is.
 	var f settingsFile
 	if err := doc.Content[0].Decode(&f); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			for _, e := range te.Errors {
 				line, msg := yamlErrorLine(errors.New(e))
-				sink.errorf(line, "", "%s", msg)
+				sink.Errorf(line, "", "%s", msg)
 			}
 		} else {
 			line, msg := yamlErrorLine(err)
-			sink.errorf(line, "", "%s", msg)
+			sink.Errorf(line, "", "%s", msg)
 		}
-		return nil, sink.diags
+		return nil, sink.Diags
 	}
-	xz.apply(&f)
 	f.check(sink)
 	f.readMCP(sink, doc.Content[0])
-	return &f, sink.diags
+	return &f, sink.Diags
 }
 
 // readMCP turns mcp_servers and xzatoma's mcp.servers into MCPServers,
 // with diagnostics at the lines they are written on.
-func (f *settingsFile) readMCP(sink *diagSink, root *yaml.Node) {
+func (f *settingsFile) readMCP(sink *Sink, root *yaml.Node) {
 	if f.MCPServers == nil && f.MCP == nil {
 		return
 	}
@@ -216,24 +231,24 @@ func (f *settingsFile) readMCP(sink *diagSink, root *yaml.Node) {
 		lines[strings.Join(r.path, ".")] = r.line
 	}
 	if f.MCPServers != nil {
-		top := fields{m: map[string]any{"mcp_servers": f.MCPServers}, lines: lines, sink: sink, yaml: true}
+		top := Fields{m: map[string]any{"mcp_servers": f.MCPServers}, lines: lines, sink: sink, yaml: true}
 		f.mcp = append(f.mcp, mcpServersValue(top, "mcp_servers")...)
 	}
 	if x := f.MCP; x != nil {
 		if x.RequestTimeoutSeconds != nil {
-			sink.warnf(lines["mcp.request_timeout_seconds"], "mcp.request_timeout_seconds", "deputy does not use this xzatoma setting; it is ignored (calls end with the run's own time limits)")
+			sink.Warnf(lines["mcp.request_timeout_seconds"], "mcp.request_timeout_seconds", "deputy does not use this xzatoma setting; it is ignored (calls end with the run's own time limits)")
 		}
 		if x.ExposeResourcesTool != nil && *x.ExposeResourcesTool {
-			sink.warnf(lines["mcp.expose_resources_tool"], "mcp.expose_resources_tool", "deputy offers MCP servers' tools only, not an mcp_resources tool; it is ignored")
+			sink.Warnf(lines["mcp.expose_resources_tool"], "mcp.expose_resources_tool", "deputy offers MCP servers' tools only, not an mcp_resources tool; it is ignored")
 		}
 		if x.ExposePromptsTool != nil && *x.ExposePromptsTool {
-			sink.warnf(lines["mcp.expose_prompts_tool"], "mcp.expose_prompts_tool", "deputy offers MCP servers' tools only, not an mcp_prompts tool; it is ignored")
+			sink.Warnf(lines["mcp.expose_prompts_tool"], "mcp.expose_prompts_tool", "deputy offers MCP servers' tools only, not an mcp_prompts tool; it is ignored")
 		}
 		if x.Servers != nil {
-			sec := fields{m: map[string]any{"servers": x.Servers}, prefix: "mcp", lines: lines, sink: sink, yaml: true}
+			sec := Fields{m: map[string]any{"servers": x.Servers}, prefix: "mcp", lines: lines, sink: sink, yaml: true}
 			for _, s := range mcpServersValue(sec, "servers") {
 				if slices.ContainsFunc(f.mcp, func(o MCPServer) bool { return o.Name == s.Name }) {
-					sink.errorf(lines["mcp.servers"], "mcp.servers", "MCP server %q is also declared in mcp_servers", s.Name)
+					sink.Errorf(lines["mcp.servers"], "mcp.servers", "MCP server %q is also declared in mcp_servers", s.Name)
 					continue
 				}
 				f.mcp = append(f.mcp, s)
@@ -242,7 +257,7 @@ func (f *settingsFile) readMCP(sink *diagSink, root *yaml.Node) {
 	}
 	for _, s := range f.mcp {
 		if s.Ref {
-			sink.errorf(lines["mcp_servers"], "mcp_servers", "%q: an MCP server here needs its configuration (command or url)", s.Name)
+			sink.Errorf(lines["mcp_servers"], "mcp_servers", "%q: an MCP server here needs its configuration (command or url)", s.Name)
 		}
 	}
 }
@@ -250,7 +265,7 @@ func (f *settingsFile) readMCP(sink *diagSink, root *yaml.Node) {
 // checkNodeType walks node against the Go type t that will receive it,
 // reporting keys t has no field for and scalars of the wrong kind, with
 // the full dotted key and the line. Aliases are left to the decoder.
-func checkNodeType(sink *diagSink, n *yaml.Node, t reflect.Type, key string) {
+func checkNodeType(sink *Sink, n *yaml.Node, t reflect.Type, key string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -262,11 +277,11 @@ func checkNodeType(sink *diagSink, n *yaml.Node, t reflect.Type, key string) {
 		if what == "" {
 			what = "the settings file"
 		}
-		sink.errorf(n.Line, "", "%s must be %s, got %s", what, want, nodeText(n))
+		sink.Errorf(n.Line, "", "%s must be %s, got %s", what, want, text.Node(n))
 	}
 	if t == durationType {
 		if _, err := parseDurationNode(n); err != nil {
-			sink.errorf(n.Line, "", "%s %s", key, err.Error())
+			sink.Errorf(n.Line, "", "%s %s", key, err.Error())
 		}
 		return
 	}
@@ -281,7 +296,7 @@ func checkNodeType(sink *diagSink, n *yaml.Node, t reflect.Type, key string) {
 			sub := joinKey(key, k.Value)
 			field, ok := yamlField(t, k.Value)
 			if k.Kind != yaml.ScalarNode || !ok {
-				sink.errorf(k.Line, "", "unknown key %q", sub)
+				sink.Errorf(k.Line, "", "unknown key %q", sub)
 				continue
 			}
 			checkNodeType(sink, v, field.Type, sub)
@@ -294,7 +309,7 @@ func checkNodeType(sink *diagSink, n *yaml.Node, t reflect.Type, key string) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode {
-				sink.errorf(k.Line, "", "%s: keys must be plain strings", key)
+				sink.Errorf(k.Line, "", "%s: keys must be plain strings", key)
 				continue
 			}
 			checkNodeType(sink, v, t.Elem(), joinKey(key, k.Value))
@@ -316,7 +331,7 @@ func checkNodeType(sink *diagSink, n *yaml.Node, t reflect.Type, key string) {
 			// yaml accepts 0o, 0x and _ separators; let the decoder judge
 			// those, but catch plain overflow here with a clear message.
 			if ne, ok := err.(*strconv.NumError); ok && errors.Is(ne.Err, strconv.ErrRange) {
-				sink.errorf(n.Line, "", "%s is out of range: %s", key, n.Value)
+				sink.Errorf(n.Line, "", "%s is out of range: %s", key, n.Value)
 			}
 		}
 	case reflect.Float64:
@@ -353,18 +368,37 @@ func joinKey(prefix, k string) string {
 	return prefix + "." + k
 }
 
-// nodeText describes a node for a message: a scalar quoted (cut short),
-// a collection by kind.
-func nodeText(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
+// fillDefaults puts each value of defaults (a dialect's) into the mapping
+// n where n does not set that key, merging nested mappings.
+func fillDefaults(n *yaml.Node, defaults map[string]any) {
+	for _, k := range slices.Sorted(maps.Keys(defaults)) {
+		v := defaults[k]
+		_, have := findKey(n, k)
+		if sub, ok := v.(map[string]any); ok && have != nil && have.Kind == yaml.MappingNode {
+			fillDefaults(have, sub)
+			continue
+		}
+		if have != nil {
+			continue
+		}
+		var key, value yaml.Node
+		key.SetString(k)
+		if value.Encode(v) != nil {
+			continue
+		}
+		n.Content = append(n.Content, &key, &value)
 	}
-	v := n.Value
-	if len(v) > 40 {
-		v = v[:40] + "..."
+}
+
+// findKey returns the key and value nodes of k in mapping n.
+func findKey(n *yaml.Node, k string) (*yaml.Node, *yaml.Node) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
 	}
-	return strconv.Quote(v)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == k {
+			return n.Content[i], n.Content[i+1]
+		}
+	}
+	return nil, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deputyhq/deputy/config/internal/osfile"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/price"
 )
@@ -18,25 +19,25 @@ var envVarNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // check range-checks the values one file sets. Messages are prefixed with
 // the file by the sink and name the key and its range.
-func (f *settingsFile) check(sink *diagSink) {
+func (f *settingsFile) check(sink *Sink) {
 	atLeast := func(key string, v *int, lo int) {
 		if v != nil && *v < lo {
-			sink.errorf(0, "", "%s must be at least %d (got %d)", key, lo, *v)
+			sink.Errorf(0, "", "%s must be at least %d (got %d)", key, lo, *v)
 		}
 	}
 	between := func(key string, v *int, lo, hi int) {
 		if v != nil && (*v < lo || *v > hi) {
-			sink.errorf(0, "", "%s must be between %d and %d (got %d)", key, lo, hi, *v)
+			sink.Errorf(0, "", "%s must be between %d and %d (got %d)", key, lo, hi, *v)
 		}
 	}
 	positive := func(key string, d *duration) {
 		if d != nil && *d <= 0 {
-			sink.errorf(0, "", "%s must be positive (got %s)", key, time.Duration(*d))
+			sink.Errorf(0, "", "%s must be positive (got %s)", key, time.Duration(*d))
 		}
 	}
 	notNegative := func(key string, d *duration) {
 		if d != nil && *d < 0 {
-			sink.errorf(0, "", "%s must not be negative (got %s)", key, time.Duration(*d))
+			sink.Errorf(0, "", "%s must not be negative (got %s)", key, time.Duration(*d))
 		}
 	}
 
@@ -53,7 +54,7 @@ func (f *settingsFile) check(sink *diagSink) {
 	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
 		for _, h := range *f.Fetch.AllowHosts {
 			if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ \t") {
-				sink.errorf(0, "", "fetch.allow_hosts entries must be host names such as example.com (got %q)", h)
+				sink.Errorf(0, "", "fetch.allow_hosts entries must be host names such as example.com (got %q)", h)
 			}
 		}
 	}
@@ -75,7 +76,7 @@ func (f *settingsFile) check(sink *diagSink) {
 	if t := f.Terminal; t != nil && t.Env != nil {
 		for _, n := range *t.Env {
 			if !envVarNameRE.MatchString(n) {
-				sink.errorf(0, "", "terminal.env entries must be names of environment variables (got %q)", n)
+				sink.Errorf(0, "", "terminal.env entries must be names of environment variables (got %q)", n)
 			}
 		}
 	}
@@ -85,55 +86,55 @@ func (f *settingsFile) check(sink *diagSink) {
 		between("agent.subagent.default_max_turns", sa.DefaultMaxTurns, 1, SubagentMaxTurnsLimit)
 		atLeast("agent.subagent.output_max_size", sa.OutputMaxSize, SubagentMinOutputMaxSize)
 		if sa.MaxExecutions != nil && *sa.MaxExecutions < 0 {
-			sink.errorf(0, "", "agent.subagent.max_executions must not be negative (got %d)", *sa.MaxExecutions)
+			sink.Errorf(0, "", "agent.subagent.max_executions must not be negative (got %d)", *sa.MaxExecutions)
 		}
 		if sa.MaxTotalTokens != nil && *sa.MaxTotalTokens < 0 {
-			sink.errorf(0, "", "agent.subagent.max_total_tokens must not be negative (got %d)", *sa.MaxTotalTokens)
+			sink.Errorf(0, "", "agent.subagent.max_total_tokens must not be negative (got %d)", *sa.MaxTotalTokens)
 		}
 		notNegative("agent.subagent.max_total_time", sa.MaxTotalTime)
 		if sa.Provider != nil && strings.Contains(*sa.Provider, "/") {
-			sink.errorf(0, "", "agent.subagent.provider must be a provider name without '/' (got %q)", *sa.Provider)
+			sink.Errorf(0, "", "agent.subagent.provider must be a provider name without '/' (got %q)", *sa.Provider)
 		}
 	}
 }
 
 // checkModelString checks the form of a model setting; whether its
 // provider exists is checked after merging, when all providers are known.
-func checkModelString(sink *diagSink, key, model string) {
+func checkModelString(sink *Sink, key, model string) {
 	if model == "" || model == ModelInherit {
 		return
 	}
 	if _, err := llm.ParseModel(model); err != nil {
-		sink.errorf(0, "", "%s: %s", key, err.Error())
+		sink.Errorf(0, "", "%s: %s", key, err.Error())
 	}
 }
 
-func checkProvider(sink *diagSink, name string, p *providerFile) {
+func checkProvider(sink *Sink, name string, p *providerFile) {
 	key := "providers." + name
 	switch {
 	case name == "" || strings.ContainsAny(name, "/ \t"):
-		sink.errorf(0, "", "%s: a provider name must be non-empty, without '/' or spaces", key)
+		sink.Errorf(0, "", "%s: a provider name must be non-empty, without '/' or spaces", key)
 		return
-	case IsBuiltinProvider(name):
-		sink.errorf(0, "", "%s: the name collides with a built-in provider (%s)", key, strings.Join(BuiltinProviders, ", "))
+	case isBuiltinProvider(name):
+		sink.Errorf(0, "", "%s: the name collides with a built-in provider (%s)", key, strings.Join(builtinProviders, ", "))
 		return
 	}
 	if p == nil {
 		return
 	}
 	if p.Type != nil && *p.Type != "openai" {
-		sink.errorf(0, "", "%s.type must be \"openai\" (got %q)", key, *p.Type)
+		sink.Errorf(0, "", "%s.type must be \"openai\" (got %q)", key, *p.Type)
 	}
 	if p.BaseURL != nil {
 		u, err := url.Parse(*p.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			sink.errorf(0, "", "%s.base_url must be an http or https URL (got %q)", key, llm.RedactURL(*p.BaseURL))
+			sink.Errorf(0, "", "%s.base_url must be an http or https URL (got %q)", key, llm.RedactURL(*p.BaseURL))
 		}
 	}
 	// The value is never shown: someone who put the key itself here has
 	// just written a secret into a config file.
 	if p.APIKeyEnv != nil && *p.APIKeyEnv != "" && !envVarNameRE.MatchString(*p.APIKeyEnv) {
-		sink.errorf(0, "", "%s.api_key_env must be the name of an environment variable (letters, digits and '_'), not the key itself", key)
+		sink.Errorf(0, "", "%s.api_key_env must be the name of an environment variable (letters, digits and '_'), not the key itself", key)
 	}
 }
 
@@ -266,9 +267,9 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 	var diags Diagnostics
 	errorf := func(key, format string, args ...any) {
-		sink := &diagSink{file: origin[key]}
-		sink.errorf(0, "", format, args...)
-		diags = append(diags, sink.diags...)
+		sink := &Sink{File: origin[key]}
+		sink.Errorf(0, "", format, args...)
+		diags = append(diags, sink.Diags...)
 	}
 	for _, name := range s.ProviderNames() {
 		if s.Providers[name].BaseURL == "" {
@@ -284,10 +285,10 @@ func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 		// Lenient: the price is kept, but a misspelt provider would
 		// otherwise leave cost_usd null with no word why.
 		if provider, _, _ := strings.Cut(model, "/"); !s.KnownProvider(provider) {
-			sink := &diagSink{file: origin["prices."+model]}
-			sink.warnf(0, "", "prices.%s: no provider is called %q (built-in: %s; hosted: %s; others are defined under providers), so this price is never used",
-				model, provider, strings.Join(BuiltinProviders, ", "), strings.Join(HostedProviders, ", "))
-			diags = append(diags, sink.diags...)
+			sink := &Sink{File: origin["prices."+model]}
+			sink.Warnf(0, "", "prices.%s: no provider is called %q (built-in: %s; hosted: %s; others are defined under providers), so this price is never used",
+				model, provider, strings.Join(builtinProviders, ", "), strings.Join(HostedProviders, ", "))
+			diags = append(diags, sink.Diags...)
 		}
 	}
 	sa := s.Agent.Subagent
@@ -313,20 +314,20 @@ func sortedKeys[V any](m map[string]V) []string {
 func expandPaths(ps []string) []string {
 	out := make([]string, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, os.ExpandEnv(expandHome(p)))
+		out = append(out, os.ExpandEnv(osfile.ExpandHome(p)))
 	}
 	return out
 }
 
 // checkPrice checks one entry of prices: a provider/model key, input and
 // output set, no negative price.
-func checkPrice(sink *diagSink, model string, p *priceFile) {
+func checkPrice(sink *Sink, model string, p *priceFile) {
 	key := "prices." + model
 	if provider, name, ok := strings.Cut(model, "/"); !ok || provider == "" || name == "" {
-		sink.errorf(0, "", "%s: a price is keyed by provider/model (for example openai/gpt-4.1)", key)
+		sink.Errorf(0, "", "%s: a price is keyed by provider/model (for example openai/gpt-4.1)", key)
 	}
 	if p == nil || p.Input == nil || p.Output == nil {
-		sink.errorf(0, "", "%s: input and output are required (US dollars per million tokens)", key)
+		sink.Errorf(0, "", "%s: input and output are required (US dollars per million tokens)", key)
 		return
 	}
 	for _, f := range []struct {
@@ -334,7 +335,7 @@ func checkPrice(sink *diagSink, model string, p *priceFile) {
 		v    *float64
 	}{{"input", p.Input}, {"output", p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite}} {
 		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
-			sink.errorf(0, "", "%s.%s must be a non-negative number of US dollars per million tokens (got %v)", key, f.name, *f.v)
+			sink.Errorf(0, "", "%s.%s must be a non-negative number of US dollars per million tokens (got %v)", key, f.name, *f.v)
 		}
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/deputyhq/deputy/config/internal/osfile"
 )
 
-// SkillFileName is the file a skill directory holds.
-const SkillFileName = "SKILL.md"
+// skillFileName is the file a skill directory holds.
+const skillFileName = "SKILL.md"
 
 // maxSkillSize bounds a SKILL.md; a skill is prompt text, and a bigger file
 // is a mistake (or a device file) rather than a skill.
@@ -30,18 +32,18 @@ type Skill struct {
 // reference that resolves to no file.
 var ErrSkillNotFound = errors.New("skill not found")
 
-// SkillNotFoundError says which skill was missing and where deputy looked.
-type SkillNotFoundError struct {
+// skillNotFoundError says which skill was missing and where deputy looked.
+type skillNotFoundError struct {
 	Ref    string
 	Looked []string
 }
 
-func (e *SkillNotFoundError) Error() string {
+func (e *skillNotFoundError) Error() string {
 	return fmt.Sprintf("skill %q not found (looked in %s)", e.Ref, strings.Join(e.Looked, ", "))
 }
 
 // Is makes errors.Is(err, ErrSkillNotFound) true.
-func (e *SkillNotFoundError) Is(target error) bool { return target == ErrSkillNotFound }
+func (e *skillNotFoundError) Is(target error) bool { return target == ErrSkillNotFound }
 
 // ResolveSkill finds and reads the skill ref names.
 //
@@ -56,7 +58,7 @@ func ResolveSkill(ref, baseDir string, searchDirs []string) (*Skill, error) {
 	if ref == "" {
 		return nil, errors.New("empty skill reference")
 	}
-	p := expandHome(ref)
+	p := osfile.ExpandHome(ref)
 	var candidates []string
 	if filepath.IsAbs(p) {
 		candidates = append(candidates, p)
@@ -67,7 +69,7 @@ func ResolveSkill(ref, baseDir string, searchDirs []string) (*Skill, error) {
 		bare := !strings.ContainsAny(ref, `/\`) && !strings.HasSuffix(strings.ToLower(ref), ".md")
 		for _, d := range searchDirs {
 			if bare {
-				candidates = append(candidates, filepath.Join(d, "skills", ref, SkillFileName))
+				candidates = append(candidates, filepath.Join(d, "skills", ref, skillFileName))
 			} else {
 				candidates = append(candidates, filepath.Join(d, p))
 			}
@@ -85,9 +87,9 @@ func ResolveSkill(ref, baseDir string, searchDirs []string) (*Skill, error) {
 		if !ok {
 			continue
 		}
-		return LoadSkill(file)
+		return loadSkill(file)
 	}
-	return nil, &SkillNotFoundError{Ref: ref, Looked: looked}
+	return nil, &skillNotFoundError{Ref: ref, Looked: looked}
 }
 
 // skillFile returns the SKILL.md that path denotes: path itself when it is
@@ -98,7 +100,7 @@ func skillFile(path string) (string, bool) {
 		return "", false
 	}
 	if fi.IsDir() {
-		path = filepath.Join(path, SkillFileName)
+		path = filepath.Join(path, skillFileName)
 		if fi, err = os.Stat(path); err != nil {
 			return "", false
 		}
@@ -106,20 +108,20 @@ func skillFile(path string) (string, bool) {
 	return path, fi.Mode().IsRegular()
 }
 
-// LoadSkill reads and parses the SKILL.md at path.
-func LoadSkill(path string) (*Skill, error) {
-	data, err := readLimited(path, maxSkillSize)
+// loadSkill reads and parses the SKILL.md at path.
+func loadSkill(path string) (*Skill, error) {
+	data, err := osfile.Read(path, maxSkillSize)
 	if err != nil {
 		return nil, fmt.Errorf("reading skill %s: %w", path, err)
 	}
-	return ParseSkill(data, path)
+	return parseSkill(data, path)
 }
 
-// ParseSkill parses a SKILL.md. Front matter is optional; of its keys only
+// parseSkill parses a SKILL.md. Front matter is optional; of its keys only
 // name and description are read (others, such as license or
 // allowed-tools, belong to other runners and are ignored). A skill without
 // a name is named after its directory.
-func ParseSkill(data []byte, path string) (*Skill, error) {
+func parseSkill(data []byte, path string) (*Skill, error) {
 	front, body, offset, has, err := splitFrontMatter(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -140,25 +142,11 @@ func ParseSkill(data []byte, path string) (*Skill, error) {
 		s.Name, s.Description = strings.TrimSpace(meta.Name), strings.TrimSpace(meta.Description)
 	}
 	if s.Name == "" && path != "" {
-		if filepath.Base(path) == SkillFileName {
+		if filepath.Base(path) == skillFileName {
 			s.Name = filepath.Base(filepath.Dir(path))
 		} else {
 			s.Name = fileStem(path)
 		}
 	}
 	return s, nil
-}
-
-// readLimited reads a regular file of at most limit bytes. Refusing other
-// kinds of files keeps a reference to a FIFO or device from hanging. The
-// error does not repeat the path; callers name the file themselves.
-func readLimited(path string, limit int64) ([]byte, error) {
-	data, err := readLimitedPrefix(path, int(limit))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("file is larger than %d bytes", limit)
-	}
-	return data, nil
 }

@@ -85,8 +85,8 @@ func TestResolveSkillNamedPipe(t *testing.T) {
 	if err == nil {
 		t.Errorf("ResolveSkill found a skill in a named pipe")
 	}
-	bounded(t, "LoadSkill", func() { _, err = LoadSkill(filepath.Join(dir, "s", "SKILL.md")) })
+	bounded(t, "loadSkill", func() { _, err = loadSkill(filepath.Join(dir, "s", "SKILL.md")) })
 	if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
-		t.Errorf("LoadSkill: err = %v, want a named pipe refusal", err)
+		t.Errorf("loadSkill: err = %v, want a named pipe refusal", err)
 	}
 }

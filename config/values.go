@@ -7,36 +7,54 @@ import (
 	"time"
 )
 
-// fields reads typed values out of a decoded table (TOML or YAML), reporting
-// a wrong type as an error diagnostic naming the key and its line.
-type fields struct {
+// Fields reads typed values out of one table of a decoded agent file (TOML,
+// or YAML front matter), reporting a wrong type as an error naming the key
+// and its line. A Dialect's Map reads its tool's keys through it.
+type Fields struct {
 	m      map[string]any
 	prefix string         // dotted path of this table; "" at the root
 	lines  map[string]int // dotted key -> line
-	sink   *diagSink
+	sink   *Sink
 	yaml   bool // say "mapping" rather than "table" in messages
 }
 
-func (f fields) key(k string) string {
+// Key is k's dotted path in the file ("params.temperature").
+func (f Fields) Key(k string) string {
 	if f.prefix == "" {
 		return k
 	}
 	return f.prefix + "." + k
 }
 
-func (f fields) line(k string) int { return lineFor(f.lines, f.key(k)) }
+// Line is the line k is written on, or 0.
+func (f Fields) Line(k string) int { return lineFor(f.lines, f.Key(k)) }
 
-func (f fields) has(k string) bool {
+// Has reports whether k is set (to anything but null).
+func (f Fields) Has(k string) bool {
 	v, ok := f.m[k]
 	return ok && v != nil
 }
 
-func (f fields) typeErr(k, want string, v any) {
-	f.sink.errorf(f.line(k), f.key(k), "must be %s, got %s", want, f.typeName(v))
+// Value is k's value as decoded (string, int64, float64, bool, []any,
+// map[string]any, ...), nil when it is not set.
+func (f Fields) Value(k string) any { return f.m[k] }
+
+// Errorf reports an Error about k, at its line.
+func (f Fields) Errorf(k, format string, args ...any) {
+	f.sink.Errorf(f.Line(k), f.Key(k), format, args...)
 }
 
-// str returns the string at k; ok is false when it is absent or wrong.
-func (f fields) str(k string) (string, bool) {
+// Warnf reports a Warning about k, at its line.
+func (f Fields) Warnf(k, format string, args ...any) {
+	f.sink.Warnf(f.Line(k), f.Key(k), format, args...)
+}
+
+func (f Fields) typeErr(k, want string, v any) {
+	f.sink.Errorf(f.Line(k), f.Key(k), "must be %s, got %s", want, f.typeName(v))
+}
+
+// Str returns the string at k; ok is false when it is absent or wrong.
+func (f Fields) Str(k string) (string, bool) {
 	v, present := f.m[k]
 	if !present || v == nil {
 		return "", false
@@ -48,9 +66,9 @@ func (f fields) str(k string) (string, bool) {
 	return s, ok
 }
 
-// strList returns the list of strings at k. A present but empty list is a
+// StrList returns the list of strings at k. A present but empty list is a
 // non-nil empty slice, so "no tools" differs from "tools not set".
-func (f fields) strList(k string) ([]string, bool) {
+func (f Fields) StrList(k string) ([]string, bool) {
 	v, present := f.m[k]
 	if !present || v == nil {
 		return nil, false
@@ -64,7 +82,7 @@ func (f fields) strList(k string) ([]string, bool) {
 	for _, item := range list {
 		s, ok := item.(string)
 		if !ok {
-			f.sink.errorf(f.line(k), f.key(k), "must be a list of strings, found %s", f.typeName(item))
+			f.sink.Errorf(f.Line(k), f.Key(k), "must be a list of strings, found %s", f.typeName(item))
 			return nil, false
 		}
 		out = append(out, s)
@@ -72,8 +90,8 @@ func (f fields) strList(k string) ([]string, bool) {
 	return out, true
 }
 
-// integer returns the whole number at k.
-func (f fields) integer(k string) (int64, bool) {
+// Int returns the whole number at k.
+func (f Fields) Int(k string) (int64, bool) {
 	v, present := f.m[k]
 	if !present || v == nil {
 		return 0, false
@@ -92,8 +110,8 @@ func (f fields) integer(k string) (int64, bool) {
 	return 0, false
 }
 
-// number returns the number (integer or float) at k.
-func (f fields) number(k string) (float64, bool) {
+// Number returns the number (integer or float) at k.
+func (f Fields) Number(k string) (float64, bool) {
 	v, present := f.m[k]
 	if !present || v == nil {
 		return 0, false
@@ -103,7 +121,7 @@ func (f fields) number(k string) (float64, bool) {
 		if !math.IsNaN(n) && !math.IsInf(n, 0) {
 			return n, true
 		}
-		f.sink.errorf(f.line(k), f.key(k), "must be a finite number")
+		f.sink.Errorf(f.Line(k), f.Key(k), "must be a finite number")
 		return 0, false
 	case int:
 		return float64(n), true
@@ -116,8 +134,8 @@ func (f fields) number(k string) (float64, bool) {
 	return 0, false
 }
 
-// boolean returns the true/false at k.
-func (f fields) boolean(k string) (bool, bool) {
+// Bool returns the true/false at k.
+func (f Fields) Bool(k string) (bool, bool) {
 	v, present := f.m[k]
 	if !present || v == nil {
 		return false, false
@@ -129,11 +147,11 @@ func (f fields) boolean(k string) (bool, bool) {
 	return b, ok
 }
 
-// table returns the nested table at k.
-func (f fields) table(k string) (fields, bool) {
+// Table returns the nested table at k.
+func (f Fields) Table(k string) (Fields, bool) {
 	v, present := f.m[k]
 	if !present || v == nil {
-		return fields{}, false
+		return Fields{}, false
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -142,12 +160,12 @@ func (f fields) table(k string) (fields, bool) {
 			want = "a mapping"
 		}
 		f.typeErr(k, want, v)
-		return fields{}, false
+		return Fields{}, false
 	}
-	return fields{m: m, prefix: f.key(k), lines: f.lines, sink: f.sink, yaml: f.yaml}, true
+	return Fields{m: m, prefix: f.Key(k), lines: f.lines, sink: f.sink, yaml: f.yaml}, true
 }
 
-func (f fields) typeName(v any) string {
+func (f Fields) typeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "nothing"

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/workspace"
 )
@@ -136,7 +135,7 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 		t.Fatalf("only %d xzatoma files", len(files))
 	}
 	for _, f := range files {
-		s, err := config.LoadSettings([]string{f})
+		s, err := workspace.LoadSettings([]string{f})
 		if err != nil {
 			t.Errorf("%s: %v", filepath.Base(f), err)
 			continue

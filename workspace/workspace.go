@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/llm/providers"
@@ -117,10 +118,10 @@ func Load(opts Options) (*Workspace, error) {
 			return nil, fmt.Errorf("--config %s: not a readable file", opts.ConfigFile)
 		}
 	}
-	if w.Settings, err = config.LoadSettings(SettingsPaths(opts)); err != nil {
+	if w.Settings, err = LoadSettings(SettingsPaths(opts)); err != nil {
 		return nil, err
 	}
-	config.ApplyClaudeModel(w.Settings, dir)
+	claude.ApplySessionModel(w.Settings, dir)
 	for _, d := range opts.AgentsDirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("--agents-dir %s: not a directory", d)
@@ -138,11 +139,11 @@ func Load(opts Options) (*Workspace, error) {
 	w.MCP.OutputMaxBytes = w.Settings.Limits.ToolOutputMaxBytes
 	// Claude Code agents may name the servers `claude mcp add` put in the
 	// user's ~/.claude.json; those are for them only, not for every agent.
-	if p := config.ClaudeUserMCPPath(); p != "" {
-		w.MCP.Referable = config.LoadClaudeUserMCP(p, dir)
+	if p := claude.UserMCPPath(); p != "" {
+		w.MCP.Referable = claude.LoadUserMCP(p, dir)
 	}
 	var diags config.Diagnostics
-	w.Agents, diags = config.LoadAgents(config.Dirs(dir, opts.AgentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(dir)})
+	w.Agents, diags = LoadAgents(dir, opts.AgentsDirs)
 	w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)
 	w.Models = NewModels(w.Settings, dir)
 	w.MCP.Secrets = w.Models.Secrets()
@@ -155,7 +156,7 @@ func Load(opts Options) (*Workspace, error) {
 // wins.
 func mcpServers(s *config.Settings, dir string, warn func(config.Diagnostic)) ([]config.MCPServer, error) {
 	servers := slices.Clone(s.MCPServers)
-	fromJSON, diags := config.LoadMCPJSON(filepath.Join(dir, config.MCPJSONName))
+	fromJSON, diags := claude.LoadMCPJSON(filepath.Join(dir, claude.MCPJSONName))
 	if err := diags.Err(); err != nil {
 		return nil, err
 	}
@@ -301,7 +302,7 @@ func loadSpecializations(opts Options, warn func(config.Diagnostic)) ([]config.S
 	dir, _ := projectDir(opts.Dir)
 	var out []config.Specialization
 	for _, f := range files {
-		specs, err := config.LoadSpecializations(f, config.SpecOptions{Reserved: ReservedToolName, SkillDirs: config.SkillDirs(dir), Warn: warn})
+		specs, err := LoadSpecializationsFile(f, dir, warn)
 		if err != nil {
 			return nil, err
 		}

@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/durable"
 	"github.com/deputyhq/deputy/internal/stdin"
@@ -277,7 +278,7 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 		return usage(err)
 	}
 	if f.skill != "" {
-		sk, err := config.ResolveSkill(f.skill, w.Dir, config.SkillDirs(w.Dir))
+		sk, err := config.ResolveSkill(f.skill, w.Dir, workspace.SkillDirs(w.Dir))
 		if err != nil {
 			return usage(fmt.Errorf("--skill: %w", err))
 		}
@@ -295,7 +296,7 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 		return usage(fmt.Errorf("working directory %s does not exist", workdir))
 	}
 	if f.model != "" {
-		if m, _, ok := config.ResolveClaudeModel(f.model); ok && m != "" {
+		if m, _, ok := claude.ResolveModel(f.model); ok && m != "" {
 			f.model = m // a Claude Code alias, as deputy run takes it
 		}
 		if _, err := llm.ParseModel(f.model); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/internal/cli/live"
+	"github.com/deputyhq/deputy/workspace"
 )
 
 func newAgentsCmd(g *globalFlags) *cobra.Command {
@@ -142,7 +143,7 @@ func summarizeAgent(w *cliWorkspace, a *config.Agent) agentSummary {
 func printAgentList(out io.Writer, w *cliWorkspace, views []agentSummary) {
 	if len(views) == 0 {
 		fmt.Fprintln(out, "No agents found. Looked in:")
-		for _, d := range config.Dirs(w.Dir, w.flags.agentsDirs) {
+		for _, d := range workspace.AgentDirs(w.Dir, w.flags.agentsDirs) {
 			fmt.Fprintf(out, "  %-8s %s\n", d.Source, d.Path)
 		}
 		fmt.Fprintln(out, "Create one with: deputy agents init NAME")
@@ -237,7 +238,7 @@ var initModels = []struct{ env, model string }{
 // set; note says what was chosen and why, or how to make the agent run.
 func initModel(g *globalFlags) (model, note string) {
 	cwd, _ := os.Getwd()
-	if s, err := config.LoadSettings(g.settingsPaths(cwd)); err == nil && s.DefaultModel != "" && s.DefaultModel != config.ModelInherit {
+	if s, err := workspace.LoadSettings(g.settingsPaths(cwd)); err == nil && s.DefaultModel != "" && s.DefaultModel != config.ModelInherit {
 		return config.ModelInherit, fmt.Sprintf("model: inherit (config.yaml's default_model, %s)", s.DefaultModel)
 	}
 	for _, m := range initModels {

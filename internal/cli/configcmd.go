@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/workspace"
 )
 
@@ -108,14 +109,14 @@ func configPaths(cmd *cobra.Command, g *globalFlags) (*pathsView, error) {
 		}
 		v.Settings = append(v.Settings, pathEntry{Scope: scope, Path: p, Exists: exists(p)})
 	}
-	for _, d := range config.Dirs(cwd, g.agentsDirs) {
+	for _, d := range workspace.AgentDirs(cwd, g.agentsDirs) {
 		v.AgentDirs = append(v.AgentDirs, pathEntry{Scope: d.Source, Path: d.Path, Exists: exists(d.Path)})
 	}
-	for i, d := range config.SkillDirs(cwd) {
+	for i, d := range workspace.SkillDirs(cwd) {
 		scope := config.SourceProject
 		switch {
 		case filepath.Base(d) == ".claude":
-			scope = config.SourceClaude
+			scope = claude.Source
 		case i > 0:
 			scope = config.SourceUser
 		}
@@ -133,7 +134,7 @@ func configPaths(cmd *cobra.Command, g *globalFlags) (*pathsView, error) {
 		v.Subqueries = append(v.Subqueries, pathEntry{Scope: config.SourceFlag, Path: abs, Exists: exists(abs)})
 	}
 
-	s, err := config.LoadSettings(settingsPaths)
+	s, err := workspace.LoadSettings(settingsPaths)
 	if err != nil {
 		// The paths are most wanted when something is broken, so a bad
 		// settings file is reported but does not stop the listing.

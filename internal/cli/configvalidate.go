@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/workspace"
@@ -93,13 +94,13 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 		diags = append(diags, config.Diagnostic{Severity: config.Error, Message: err.Error()})
 	}
 
-	s, err := config.LoadSettings(g.settingsPaths(cwd))
+	s, err := workspace.LoadSettings(g.settingsPaths(cwd))
 	lintSettings := s
 	if err != nil {
 		addErr(err)
 		lintSettings = config.DefaultSettings()
 	} else {
-		config.ApplyClaudeModel(s, cwd)
+		claude.ApplySessionModel(s, cwd)
 		v.settings = s
 		// What the files hold that deputy accepts but does not honour
 		// (an xzatoma section, a key in the file): said here as a run says it.
@@ -123,9 +124,8 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 	specsOK := err == nil
 	for _, f := range specFiles {
 		v.checked = append(v.checked, pathEntry{Scope: "subqueries", Path: f, Exists: true})
-		opts := config.SpecOptions{Reserved: workspace.ReservedToolName, SkillDirs: config.SkillDirs(cwd),
-			Warn: func(d config.Diagnostic) { diags = append(diags, d) }}
-		if _, err := config.LoadSpecializations(f, opts); err != nil {
+		warn := func(d config.Diagnostic) { diags = append(diags, d) }
+		if _, err := workspace.LoadSpecializationsFile(f, cwd, warn); err != nil {
 			addErr(err)
 			specsOK = false
 		}
@@ -139,7 +139,7 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 		v.specs = len(w.Specializations)
 	}
 
-	agents, agentDiags := config.LoadAgents(config.Dirs(cwd, g.agentsDirs), config.LoadOptions{SkillDirs: config.SkillDirs(cwd)})
+	agents, agentDiags := workspace.LoadAgents(cwd, g.agentsDirs)
 	opts := w.LintOptions()
 	if v.settings == nil {
 		// Without settings the custom providers are unknown; flagging every

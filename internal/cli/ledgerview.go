@@ -17,7 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
@@ -34,7 +33,7 @@ func openLedger(cmd *cobra.Command, g *globalFlags) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := config.LoadSettings(g.settingsPaths(cwd))
+	s, err := workspace.LoadSettings(g.settingsPaths(cwd))
 	if err != nil {
 		return nil, configErr(err)
 	}

@@ -15,11 +15,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/internal/stdin"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
+	"github.com/deputyhq/deputy/workspace"
 )
 
 type runFlags struct {
@@ -240,7 +242,7 @@ func (w *cliWorkspace) withSkill(a *config.Agent, ref string) (*config.Agent, er
 	if ref == "" {
 		return a, nil
 	}
-	sk, err := config.ResolveSkill(ref, w.Dir, config.SkillDirs(w.Dir))
+	sk, err := config.ResolveSkill(ref, w.Dir, workspace.SkillDirs(w.Dir))
 	if err != nil {
 		return nil, configErr(fmt.Errorf("--skill: %w", err))
 	}
@@ -345,7 +347,7 @@ func modelFlag(v string) (string, error) {
 	if v == "" {
 		return "", nil
 	}
-	if m, _, ok := config.ResolveClaudeModel(v); ok && m != "" {
+	if m, _, ok := claude.ResolveModel(v); ok && m != "" {
 		v = m
 	}
 	if _, err := llm.ParseModel(v); err != nil {

@@ -1,4 +1,4 @@
-package config
+package slop
 
 import (
 	"strings"
@@ -169,11 +169,3 @@ func isEnvName(s string) bool {
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// clipText cuts s to at most n bytes for a message, marking the cut.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return string(truncateUTF8([]byte(s), n)) + "..."
-}

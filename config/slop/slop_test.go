@@ -1,4 +1,4 @@
-package config
+package slop
 
 import (
 	"errors"
@@ -10,20 +10,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/configtest"
 )
 
-var testSpecOptions = SpecOptions{
+var testSpecOptions = Options{
 	Reserved:  func(name string) bool { return name == "read_file" || name == "bash" },
 	SkillDirs: []string{"testdata"},
 }
 
 func TestLoadSpecializationsExample(t *testing.T) {
-	path := filepath.Join("..", "docs", "example_subqueries.ini")
-	specs, err := LoadSpecializations(path, testSpecOptions)
+	path := filepath.Join("..", "..", "docs", "example_subqueries.ini")
+	specs, err := Load(path, testSpecOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Specialization{
+	want := []config.Specialization{
 		{
 			ToolName:          "code_review_llm",
 			SystemPromptPatch: "You are a strict code reviewer focused on correctness and maintainability.",
@@ -43,7 +46,7 @@ func TestLoadSpecializationsExample(t *testing.T) {
 			Line:              28,
 		},
 	}
-	if d := cmp.Diff(want, specs, cmpopts.IgnoreFields(Specialization{}, "Skill")); d != "" {
+	if d := cmp.Diff(want, specs, cmpopts.IgnoreFields(config.Specialization{}, "Skill")); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	for _, s := range specs {
@@ -70,7 +73,7 @@ session_id = s2
 skill = ./testdata/skills/data_explorer/SKILL.md
 context_window = 0
 `
-	specs, err := ParseSpecializations([]byte(src), "subqueries.ini", testSpecOptions)
+	specs, err := Parse([]byte(src), "subqueries.ini", testSpecOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +91,7 @@ context_window = 0
 
 func TestParseSpecializationsNone(t *testing.T) {
 	for _, src := range []string{"", "; only comments\n", "[other]\na = b\n"} {
-		specs, err := ParseSpecializations([]byte(src), "f.ini", testSpecOptions)
+		specs, err := Parse([]byte(src), "f.ini", testSpecOptions)
 		if err != nil || len(specs) != 0 {
 			t.Errorf("%q: %v, %v", src, specs, err)
 		}
@@ -135,22 +138,22 @@ func TestParseSpecializationsMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			specs, err := ParseSpecializations([]byte(tt.src), "f.ini", testSpecOptions)
+			specs, err := Parse([]byte(tt.src), "f.ini", testSpecOptions)
 			if err == nil {
 				t.Fatalf("no error; got %+v", specs)
 			}
 			if specs != nil {
 				t.Error("specializations returned along with an error")
 			}
-			var ve *ValidationError
+			var ve *config.ValidationError
 			if !errors.As(err, &ve) {
-				t.Fatalf("error %T is not a *ValidationError", err)
+				t.Fatalf("error %T is not a *config.ValidationError", err)
 			}
 			if d := cmp.Diff(strings.Join(tt.want, "\n"), err.Error()); d != "" {
 				t.Errorf("error (-want +got):\n%s", d)
 			}
 			// Deterministic: the same input gives the same error.
-			_, again := ParseSpecializations([]byte(tt.src), "f.ini", testSpecOptions)
+			_, again := Parse([]byte(tt.src), "f.ini", testSpecOptions)
 			if again == nil || again.Error() != err.Error() {
 				t.Errorf("second run gave %v", again)
 			}
@@ -160,11 +163,11 @@ func TestParseSpecializationsMessages(t *testing.T) {
 
 func TestParseSpecializationsSkillRelativeToFile(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	configtest.WriteFiles(t, dir, map[string]string{
 		"conf/subqueries.ini":       "[llm_tool_r]\nsystem_prompt_patch = p\nsession_id = s\nskill = skills/mine\n",
 		"conf/skills/mine/SKILL.md": "Mine.\n",
 	})
-	specs, err := LoadSpecializations(filepath.Join(dir, "conf", "subqueries.ini"), SpecOptions{})
+	specs, err := Load(filepath.Join(dir, "conf", "subqueries.ini"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +177,7 @@ func TestParseSpecializationsSkillRelativeToFile(t *testing.T) {
 }
 
 func TestLoadSpecializationsMissingFile(t *testing.T) {
-	_, err := LoadSpecializations(filepath.Join(t.TempDir(), "none.ini"), SpecOptions{})
+	_, err := Load(filepath.Join(t.TempDir(), "none.ini"), Options{})
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want ErrNotExist", err)
 	}
@@ -267,12 +270,12 @@ description = twice
 	var warnings []string
 	opts := testSpecOptions
 	opts.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	opts.Warn = func(d Diagnostic) { warnings = append(warnings, d.String()) }
-	specs, err := ParseSpecializations([]byte(src), "slop.ini", opts)
+	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
+	specs, err := Parse([]byte(src), "slop.ini", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]Specialization{}
+	got := map[string]config.Specialization{}
 	for _, s := range specs {
 		got[s.ToolName] = s
 	}
@@ -296,14 +299,14 @@ description = twice
 	}
 
 	// Both spellings of one tool are one tool, defined twice.
-	_, err = ParseSpecializations([]byte("[llm_tool_x]\n"+goodSection+"[llm_tool.x]\n"+goodSection), "f.ini", testSpecOptions)
+	_, err = Parse([]byte("[llm_tool_x]\n"+goodSection+"[llm_tool.x]\n"+goodSection), "f.ini", testSpecOptions)
 	if err == nil || err.Error() != "f.ini:5: [llm_tool.x]: duplicate section (first defined at line 1)" {
 		t.Errorf("err = %v", err)
 	}
 	// An unset variable warns and expands to nothing.
 	warnings = nil
 	opts.LookupEnv = func(string) (string, bool) { return "", false }
-	if _, err := ParseSpecializations([]byte("[llm_tool_x]\nsystem_prompt_patch = p $NOPE\nsession_id = s\nskill = code_reviewer\n"), "f.ini", opts); err != nil {
+	if _, err := Parse([]byte("[llm_tool_x]\nsystem_prompt_patch = p $NOPE\nsession_id = s\nskill = code_reviewer\n"), "f.ini", opts); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]string{"f.ini:2: [llm_tool_x]: system_prompt_patch: $NOPE is not set; it expands to nothing"}, warnings); d != "" {
@@ -337,8 +340,8 @@ no key here, and none needed
 `
 	var warnings []string
 	opts := testSpecOptions
-	opts.Warn = func(d Diagnostic) { warnings = append(warnings, d.String()) }
-	specs, err := ParseSpecializations([]byte(src), "f.ini", opts)
+	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
+	specs, err := Parse([]byte(src), "f.ini", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +371,7 @@ no key here, and none needed
 	// The lines after an unclosed header stay in the section before it,
 	// as in std::slop: here they set x's keys again.
 	warnings = nil
-	specs, err = ParseSpecializations([]byte("[llm_tool_x]\n"+goodSection+"[llm_tool_y\nsession_id = y\n"), "f.ini", opts)
+	specs, err = Parse([]byte("[llm_tool_x]\n"+goodSection+"[llm_tool_y\nsession_id = y\n"), "f.ini", opts)
 	if err != nil || len(specs) != 1 || specs[0].SessionID != "y" {
 		t.Fatalf("%+v, %v", specs, err)
 	}
@@ -387,7 +390,7 @@ no key here, and none needed
 		"[llm_tool_x]\n" + goodSection + "[ llm_tool_x ]\n" + goodSection:                         "f.ini:5: [llm_tool_x]: duplicate section (first defined at line 1)",
 		"[llm_tool_x]\nsystem_prompt_patch = p\nsession_id = s\nskill = code_reviewer\nskill =\n": `f.ini:5: [llm_tool_x]: key "skill" must not be empty`,
 	} {
-		if _, err := ParseSpecializations([]byte(src), "f.ini", testSpecOptions); err == nil || err.Error() != msg {
+		if _, err := Parse([]byte(src), "f.ini", testSpecOptions); err == nil || err.Error() != msg {
 			t.Errorf("%q: err = %v, want %s", src, err, msg)
 		}
 	}
@@ -400,8 +403,8 @@ func TestParseSpecializationsNotUTF8(t *testing.T) {
 	src := "[llm_tool_x]\nsystem_prompt_patch = Caf\xe9 review\nsession_id = caf\xe9\xe9\nskill = code_reviewer\n"
 	var warnings []string
 	opts := testSpecOptions
-	opts.Warn = func(d Diagnostic) { warnings = append(warnings, d.String()) }
-	specs, err := ParseSpecializations([]byte(src), "f.ini", opts)
+	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
+	specs, err := Parse([]byte(src), "f.ini", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,8 +426,8 @@ func TestParseSpecializationsLineEnds(t *testing.T) {
 	src := "\ufeff[llm_tool_x] ; first\r\nsystem_prompt_patch\t=\tp = q # note\r\nsession_id =s\r\nskill= code_reviewer\r\ncontext_window = 3\r\n"
 	var warnings []string
 	opts := testSpecOptions
-	opts.Warn = func(d Diagnostic) { warnings = append(warnings, d.String()) }
-	specs, err := ParseSpecializations([]byte(src), "f.ini", opts)
+	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
+	specs, err := Parse([]byte(src), "f.ini", opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package config
+package claude
 
 import (
 	"encoding/json"
@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/osfile"
 )
 
 // Claude Code plugins (`claude plugin install NAME@MARKETPLACE`, the way
@@ -15,42 +18,38 @@ import (
 // in its agents/ subdirectory, and in the files and directories its
 // manifest, .claude-plugin/plugin.json, names in agents.
 
-// maxClaudePluginsFile bounds installed_plugins.json and a plugin's
-// plugin.json.
-const maxClaudePluginsFile = 4 << 20
-
-// claudePluginInstall is one installation record of installed_plugins.json.
-type claudePluginInstall struct {
+// pluginInstall is one installation record of installed_plugins.json.
+type pluginInstall struct {
 	Scope       string `json:"scope"`       // user, project or local; "" in the first format
 	ProjectPath string `json:"projectPath"` // the project of a project or local install
 	InstallPath string `json:"installPath"`
 }
 
-// ClaudePluginAgentDirs returns the agents/ directories of the Claude Code
+// PluginAgentDirs returns the agents/ directories of the Claude Code
 // plugins installed for cwd, by plugin id: those installed for the user,
 // and those installed for a project that holds cwd; not those a Claude
 // Code settings file (~/.claude/settings.json, then each .claude's
-// settings.json and settings.local.json of ClaudeDirs) disables with
+// settings.json and settings.local.json of Dirs) disables with
 // enabledPlugins. A missing or unreadable installed_plugins.json is no
 // plugins: the file is Claude Code's, so what deputy cannot read in it is
 // left out silently.
-func ClaudePluginAgentDirs(cwd string) []string {
-	user := ClaudeUserDir()
+func PluginAgentDirs(cwd string) []string {
+	user := UserDir()
 	if user == "" {
 		return nil
 	}
-	data, err := readLimited(filepath.Join(user, "plugins", "installed_plugins.json"), maxClaudePluginsFile)
+	data, err := osfile.Read(filepath.Join(user, "plugins", "installed_plugins.json"), maxSettingsFile)
 	if err != nil {
 		return nil
 	}
-	return claudePluginDirs(data, claudeEnabledPlugins(ClaudeDirs(cwd)), cwd)
+	return pluginDirs(data, enabledPlugins(Dirs(cwd)), cwd)
 }
 
-// claudePluginDirs is ClaudePluginAgentDirs on the text of
+// pluginDirs is PluginAgentDirs on the text of
 // installed_plugins.json and the merged enabledPlugins: each installed
 // plugin's agents directory (absolute, each once, by plugin id), or none
 // when data is not such a file.
-func claudePluginDirs(data []byte, enabled map[string]bool, cwd string) []string {
+func pluginDirs(data []byte, enabled map[string]bool, cwd string) []string {
 	var file struct {
 		Plugins map[string]json.RawMessage `json:"plugins"`
 	}
@@ -68,13 +67,13 @@ func claudePluginDirs(data []byte, enabled map[string]bool, cwd string) []string
 			continue
 		}
 		// The current format lists installs; the first one held one.
-		var installs []claudePluginInstall
+		var installs []pluginInstall
 		if json.Unmarshal(file.Plugins[id], &installs) != nil {
-			var one claudePluginInstall
+			var one pluginInstall
 			if json.Unmarshal(file.Plugins[id], &one) != nil {
 				continue
 			}
-			installs = []claudePluginInstall{one}
+			installs = []pluginInstall{one}
 		}
 		for _, in := range installs {
 			if in.InstallPath == "" || !filepath.IsAbs(in.InstallPath) || !installedFor(in, cwd) {
@@ -90,7 +89,7 @@ func claudePluginDirs(data []byte, enabled map[string]bool, cwd string) []string
 
 // installedFor reports whether a plugin install applies in cwd: a user
 // install everywhere, a project or local one inside its project.
-func installedFor(in claudePluginInstall, cwd string) bool {
+func installedFor(in pluginInstall, cwd string) bool {
 	switch in.Scope {
 	case "", "user":
 		return true
@@ -109,28 +108,28 @@ func inside(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// claudePluginManifestAgents reads the plugin.json of the Claude Code
+// pluginManifestAgents reads the plugin.json of the Claude Code
 // plugin at root and returns what its agents field names (see
-// claudeManifestAgents), with a warning for each path that leads out of the
+// manifestAgents), with a warning for each path that leads out of the
 // plugin, which is not read. A missing or unreadable plugin.json names
 // nothing: the file is Claude Code's, so, as with installed_plugins.json,
 // what deputy cannot read in it is left out silently.
-func claudePluginManifestAgents(root string) ([]string, Diagnostics) {
+func pluginManifestAgents(root string) ([]string, config.Diagnostics) {
 	manifest := filepath.Join(root, ".claude-plugin", "plugin.json")
-	data, err := readLimited(manifest, maxClaudePluginsFile)
+	data, err := osfile.Read(manifest, maxSettingsFile)
 	if err != nil {
 		return nil, nil
 	}
-	paths, outside := claudeManifestAgents(root, data)
-	var diags Diagnostics
+	paths, outside := manifestAgents(root, data)
+	var diags config.Diagnostics
 	for _, p := range outside {
-		diags = append(diags, Diagnostic{File: manifest, Key: "agents", Severity: Warning,
+		diags = append(diags, config.Diagnostic{File: manifest, Key: "agents", Severity: config.Warning,
 			Message: fmt.Sprintf("%q is outside the plugin's directory; its agents are not read", p)})
 	}
 	return paths, diags
 }
 
-// claudeManifestAgents resolves the agents field of a Claude Code plugin's
+// manifestAgents resolves the agents field of a Claude Code plugin's
 // plugin.json text data, a path or an array of paths, each an agent
 // Markdown file or a directory of them, relative to the plugin's directory
 // root (written "./custom", or with ${CLAUDE_PLUGIN_ROOT}). In Claude Code
@@ -139,7 +138,7 @@ func claudePluginManifestAgents(root string) ([]string, Diagnostics) {
 // the entries that lead outside it ("../x", an absolute path elsewhere),
 // which a plugin must not name. Anything else (no agents field, an entry
 // that is not a string, data that is not JSON) is no paths.
-func claudeManifestAgents(root string, data []byte) (paths, outside []string) {
+func manifestAgents(root string, data []byte) (paths, outside []string) {
 	// A map, not a struct: encoding/json would also take "Agents" or
 	// "AGENTS", which Claude Code's JSON.parse does not.
 	var m map[string]json.RawMessage
@@ -181,14 +180,14 @@ func claudeManifestAgents(root string, data []byte) (paths, outside []string) {
 	return paths, outside
 }
 
-// claudeEnabledPlugins merges the enabledPlugins of Claude Code's settings
+// enabledPlugins merges the enabledPlugins of Claude Code's settings
 // files under the .claude directories dirs (lowest precedence first): a
 // later file's value for a plugin wins.
-func claudeEnabledPlugins(dirs []string) map[string]bool {
+func enabledPlugins(dirs []string) map[string]bool {
 	out := map[string]bool{}
 	for _, d := range dirs {
 		for _, name := range []string{"settings.json", "settings.local.json"} {
-			data, err := readLimited(filepath.Join(d, name), maxClaudePluginsFile)
+			data, err := osfile.Read(filepath.Join(d, name), maxSettingsFile)
 			if err != nil {
 				continue
 			}

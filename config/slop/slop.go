@@ -1,4 +1,8 @@
-package config
+// Package slop reads std::slop's INI files: the [llm_tool_<name>]
+// sections that define llm_query specializations
+// (config.Specialization), read the way std::slop's own ParseIni reads
+// them (see ini.go).
+package slop
 
 import (
 	"errors"
@@ -8,33 +12,21 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/osfile"
+	"github.com/deputyhq/deputy/config/internal/text"
 )
 
-// SpecSectionPrefix starts the name of every INI section that defines an
+// SectionPrefix starts the name of every INI section that defines an
 // llm_query specialization; the rest of the name is the tool's name.
-const SpecSectionPrefix = "llm_tool_"
+const SectionPrefix = "llm_tool_"
 
 // maxSpecFileSize bounds a specializations file.
 const maxSpecFileSize = 1 << 20
 
-// Specialization is one [llm_tool_<name>] section: a tool that behaves
-// like llm_query with a fixed session, skill and system prompt patch.
-type Specialization struct {
-	ToolName          string // <name> of [llm_tool_<name>]
-	SystemPromptPatch string
-	SessionID         string
-	// SkillName is the skill as written; Skill is what it resolved to.
-	SkillName string
-	Skill     *Skill
-	// ContextWindow is how many earlier exchanges of the session are
-	// replayed; 0 (also when absent) means all of them.
-	ContextWindow int
-	Section       string // the section name, "llm_tool_<name>"
-	Line          int    // line of the section header
-}
-
-// SpecOptions tune the specialization loader.
-type SpecOptions struct {
+// Options tune the specialization loader.
+type Options struct {
 	// Reserved reports whether a tool name belongs to a built-in tool
 	// (file and shell tools, ...). The delegation tools llm_query,
 	// ask_user, subagent and call_agent are always reserved.
@@ -46,7 +38,7 @@ type SpecOptions struct {
 	LookupEnv func(name string) (string, bool)
 	// Warn receives each warning (a near-miss section name, an unknown
 	// key, an unset variable); nil drops them.
-	Warn func(Diagnostic)
+	Warn func(config.Diagnostic)
 }
 
 // alwaysReserved are the tools deputy itself defines around delegation.
@@ -67,23 +59,23 @@ func specKeyHint(name string) string {
 // The required keys, in the order they are reported when missing.
 var specRequired = []string{"system_prompt_patch", "session_id", "skill"}
 
-// LoadSpecializations reads the [llm_tool_*] sections of the INI file at
-// path. See ParseSpecializations.
-func LoadSpecializations(path string, opts SpecOptions) ([]Specialization, error) {
-	data, err := readLimited(path, maxSpecFileSize)
+// Load reads the [llm_tool_*] sections of the INI file at path. See
+// Parse.
+func Load(path string, opts Options) ([]config.Specialization, error) {
+	data, err := osfile.Read(path, maxSpecFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return ParseSpecializations(data, path, opts)
+	return Parse(data, path, opts)
 }
 
 // specToolName returns the tool a section registers: "<name>" for
 // [llm_tool_<name>] and for std::slop's earlier spelling [llm_tool.<name>],
 // trimmed as std::slop trims it ([llm_tool_ x] is tool x).
 func specToolName(section string) (string, bool) {
-	t, ok := strings.CutPrefix(section, SpecSectionPrefix)
+	t, ok := strings.CutPrefix(section, SectionPrefix)
 	if !ok {
-		t, ok = strings.CutPrefix(section, specSectionPrefixDot)
+		t, ok = strings.CutPrefix(section, sectionPrefixDot)
 	}
 	return strings.TrimSpace(t), ok
 }
@@ -91,7 +83,7 @@ func specToolName(section string) (string, bool) {
 // warnStrays warns about the lines std::slop skips where they matter: in
 // a specialization section, and a '[' never closed that looks like one's
 // header (its lines then stay in the section before it, as in std::slop).
-func warnStrays(sink *diagSink, sections []iniSection, strays []iniStray) {
+func warnStrays(sink *config.Sink, sections []iniSection, strays []iniStray) {
 	for _, st := range strays {
 		label, inSpec := "", false
 		if st.section >= 0 {
@@ -100,31 +92,31 @@ func warnStrays(sink *diagSink, sections []iniSection, strays []iniStray) {
 			_, inSpec = specToolName(sc.name)
 			if st.line == sc.line {
 				if inSpec {
-					sink.warnf(st.line, "", "%stext after the section header is ignored", label)
+					sink.Warnf(st.line, "", "%stext after the section header is ignored", label)
 				}
 				continue
 			}
 		}
 		if head, ok := strings.CutPrefix(st.text, "["); ok && (inSpec || nearMissSpec(head)) {
-			sink.warnf(st.line, "", "%s%s is not a section header (no closing ']'); skipped", label, clipText(st.text, 60))
+			sink.Warnf(st.line, "", "%s%s is not a section header (no closing ']'); skipped", label, text.Clip(st.text, 60))
 		} else if inSpec {
-			sink.warnf(st.line, "", "%sline is not \"key = value\"; skipped: %s", label, clipText(st.text, 60))
+			sink.Warnf(st.line, "", "%sline is not \"key = value\"; skipped: %s", label, text.Clip(st.text, 60))
 		}
 	}
 }
 
-// specSectionPrefixDot is std::slop's earlier spelling of SpecSectionPrefix.
-const specSectionPrefixDot = "llm_tool."
+// sectionPrefixDot is std::slop's earlier spelling of SectionPrefix.
+const sectionPrefixDot = "llm_tool."
 
 // nearMissSpec reports whether a section that registers nothing looks
 // meant to: another case, blanks around the name, or '-' for '_'.
 func nearMissSpec(section string) bool {
 	n := strings.ToLower(strings.TrimSpace(section))
 	n = strings.ReplaceAll(n, "-", "_")
-	return strings.HasPrefix(n, SpecSectionPrefix) || strings.HasPrefix(n, specSectionPrefixDot)
+	return strings.HasPrefix(n, SectionPrefix) || strings.HasPrefix(n, sectionPrefixDot)
 }
 
-// ParseSpecializations reads the [llm_tool_*] sections (and std::slop's
+// Parse reads the [llm_tool_*] sections (and std::slop's
 // earlier [llm_tool.*]) of an INI document, read by std::slop's rules (see
 // ini.go); other sections are ignored, since other configuration may share
 // the file. file names the document in messages and is the base of
@@ -137,8 +129,8 @@ func nearMissSpec(section string) bool {
 // that is not key = value (skipped, as in std::slop), an unset variable.
 // Warnings go to opts.Warn. The same input always
 // gives the same result.
-func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Specialization, error) {
-	sink := &diagSink{file: file}
+func Parse(data []byte, file string, opts Options) ([]config.Specialization, error) {
+	sink := &config.Sink{File: file}
 	sections, strays := parseINI(string(data))
 	warnStrays(sink, sections, strays)
 	lookup := opts.LookupEnv
@@ -150,20 +142,20 @@ func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Special
 	if file != "" {
 		baseDir = filepath.Dir(file)
 	}
-	var out []Specialization
+	var out []config.Specialization
 	firstLine := map[string]int{} // tool name -> line of its first section
 	for _, sc := range sections {
 		label := "[" + sc.name + "]: "
 		tool, ok := specToolName(sc.name)
 		if !ok {
 			if nearMissSpec(sc.name) {
-				sink.warnf(sc.line, "", "%slooks like a specialization but is not one (section names are exact: write [%s%s]); ignored",
-					label, SpecSectionPrefix, strings.TrimSpace(sc.name)[len(SpecSectionPrefix):])
+				sink.Warnf(sc.line, "", "%slooks like a specialization but is not one (section names are exact: write [%s%s]); ignored",
+					label, SectionPrefix, strings.TrimSpace(sc.name)[len(SectionPrefix):])
 			}
 			continue
 		}
 		if first, dup := firstLine[tool]; dup {
-			sink.errorf(sc.line, "", "%sduplicate section (first defined at line %d)", label, first)
+			sink.Errorf(sc.line, "", "%sduplicate section (first defined at line %d)", label, first)
 			continue
 		}
 		firstLine[tool] = sc.line
@@ -172,7 +164,7 @@ func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Special
 			out = append(out, sp)
 		}
 	}
-	diags := sink.diags.Sorted()
+	diags := sink.Diags.Sorted()
 	if opts.Warn != nil {
 		for _, d := range diags.Warnings() {
 			opts.Warn(d)
@@ -184,15 +176,15 @@ func ParseSpecializations(data []byte, file string, opts SpecOptions) ([]Special
 	return out, nil
 }
 
-func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string, opts SpecOptions, lookup func(string) (string, bool)) (Specialization, bool) {
-	before := len(sink.diags.Errors())
+func parseSpecSection(sink *config.Sink, sc iniSection, tool, label, baseDir string, opts Options, lookup func(string) (string, bool)) (config.Specialization, bool) {
+	before := len(sink.Diags.Errors())
 	switch {
 	case tool == "":
-		sink.errorf(sc.line, "", "%sempty tool name", label)
+		sink.Errorf(sc.line, "", "%sempty tool name", label)
 	case !validToolName(tool):
-		sink.errorf(sc.line, "", "%s%q is not a valid tool name (letters, digits, '_' and '-', at most 64 characters)", label, tool)
+		sink.Errorf(sc.line, "", "%s%q is not a valid tool name (letters, digits, '_' and '-', at most 64 characters)", label, tool)
 	case alwaysReserved[tool] || (opts.Reserved != nil && opts.Reserved(tool)):
-		sink.errorf(sc.line, "", "%stool name %q collides with a built-in tool", label, tool)
+		sink.Errorf(sc.line, "", "%stool name %q collides with a built-in tool", label, tool)
 	}
 
 	keys := map[string]iniKey{}
@@ -204,14 +196,14 @@ func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string
 			// warning for each unknown key, never an error.
 			if !unknown[key.name] {
 				unknown[key.name] = true
-				sink.warnf(key.line, "", "%sunknown key %q; ignored%s", label, key.name, specKeyHint(key.name))
+				sink.Warnf(key.line, "", "%sunknown key %q; ignored%s", label, key.name, specKeyHint(key.name))
 			}
 			continue
 		}
 		// std::slop keeps a repeated key's last value; so does deputy,
 		// but a repeat is likely a slip, so it is named.
 		if prev, dup := keys[key.name]; dup {
-			sink.warnf(key.line, "", "%skey %q is also set at line %d; the last value wins, line %d ignored", label, key.name, prev.line, prev.line)
+			sink.Warnf(key.line, "", "%skey %q is also set at line %d; the last value wins, line %d ignored", label, key.name, prev.line, prev.line)
 		}
 		keys[key.name] = key
 	}
@@ -222,7 +214,7 @@ func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string
 			var unset []string
 			v, unset = expandINIValue(v, lookup)
 			for _, name := range unset {
-				sink.warnf(key.line, "", "%s%s: $%s is not set; it expands to nothing", label, k, name)
+				sink.Warnf(key.line, "", "%s%s: $%s is not set; it expands to nothing", label, k, name)
 			}
 		}
 		// A file in another encoding (Latin-1 "Caf\xe9") would reach
@@ -231,22 +223,22 @@ func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string
 		// them here, once, so the ledger and the model see one text, and
 		// say so.
 		if !utf8.ValidString(v) {
-			sink.warnf(key.line, "", "%s%s is not valid UTF-8; each invalid byte sequence is read as U+FFFD (save the file as UTF-8)", label, k)
+			sink.Warnf(key.line, "", "%s%s is not valid UTF-8; each invalid byte sequence is read as U+FFFD (save the file as UTF-8)", label, k)
 			v = strings.ToValidUTF8(v, "\uFFFD")
 		}
 		return v
 	}
 
-	sp := Specialization{ToolName: tool, Section: sc.name, Line: sc.line}
+	sp := config.Specialization{ToolName: tool, Section: sc.name, Line: sc.line}
 	values := map[string]string{}
 	for _, k := range specRequired {
 		if _, ok := keys[k]; !ok {
-			sink.errorf(sc.line, "", "%smissing required key %q", label, k)
+			sink.Errorf(sc.line, "", "%smissing required key %q", label, k)
 			continue
 		}
 		v := strings.TrimSpace(value(k))
 		if v == "" {
-			sink.errorf(keys[k].line, "", "%skey %q must not be empty", label, k)
+			sink.Errorf(keys[k].line, "", "%skey %q must not be empty", label, k)
 			continue
 		}
 		values[k] = v
@@ -259,25 +251,24 @@ func parseSpecSection(sink *diagSink, sc iniSection, tool, label, baseDir string
 		raw := value("context_window")
 		n, err := strconv.Atoi(strings.TrimSpace(raw))
 		if err != nil || n < 0 {
-			sink.errorf(key.line, "", "%scontext_window must be a non-negative integer, got %q", label, raw)
+			sink.Errorf(key.line, "", "%scontext_window must be a non-negative integer, got %q", label, raw)
 		} else {
 			sp.ContextWindow = n
 		}
 	}
 
 	if sp.SkillName != "" {
-		s, err := ResolveSkill(sp.SkillName, baseDir, opts.SkillDirs)
-		var nf *SkillNotFoundError
+		s, err := config.ResolveSkill(sp.SkillName, baseDir, opts.SkillDirs)
 		switch {
-		case errors.As(err, &nf):
-			sink.errorf(keys["skill"].line, "", "%s%s", label, nf.Error())
+		case errors.Is(err, config.ErrSkillNotFound):
+			sink.Errorf(keys["skill"].line, "", "%s%s", label, err.Error())
 		case err != nil:
-			sink.errorf(keys["skill"].line, "", "%sskill %q: %s", label, sp.SkillName, err.Error())
+			sink.Errorf(keys["skill"].line, "", "%sskill %q: %s", label, sp.SkillName, err.Error())
 		default:
 			sp.Skill = s
 		}
 	}
-	return sp, len(sink.diags.Errors()) == before
+	return sp, len(sink.Diags.Errors()) == before
 }
 
 // validToolName: what every provider accepts as a function name.

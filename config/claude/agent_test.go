@@ -1,0 +1,186 @@
+package claude
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/tool/builtin"
+)
+
+func TestParseAgentMarkdownClaudeCode(t *testing.T) {
+	path := filepath.Join("testdata", "code-reviewer.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, diags := Dialect.ParseMarkdown(data, path)
+	if a == nil || diags.HasErrors() {
+		t.Fatalf("agent %v, diagnostics:\n%s", a, diags)
+	}
+	want := &config.Agent{
+		Name:         "code-reviewer",
+		Description:  "Expert code reviewer. Use PROACTIVELY after code changes.",
+		Model:        "anthropic/claude-sonnet-5-5", // the alias, resolved
+		SystemPrompt: "You are a senior code reviewer.\n\nCheck correctness first.",
+		// Claude Code's tool names become deputy's; Agent(...) names the
+		// agents it may spawn.
+		Tools:           []string{"read_file", "grep", "find_path", "terminal"},
+		SubAgents:       []string{"explorer", "tester"},
+		Optional:        config.OptionalSubAgents{Names: []string{"explorer", "tester"}, Key: "tools", Form: "Agent(...)"},
+		Skills:          []string{"review"}, // preloaded when the file is loaded (LoadAgentFile)
+		MaxTurns:        12,
+		SubAgentsConfig: config.DefaultSubAgentsConfig(),
+		Path:            path,
+	}
+	if d := cmp.Diff(want, a, cmpopts.IgnoreUnexported(config.Agent{})); d != "" {
+		t.Errorf("agent (-want +got):\n%s", d)
+	}
+	wantDiags := []string{
+		"warning: testdata/code-reviewer.md:6: color: key color is a Claude Code setting deputy ignores",
+		`warning: testdata/code-reviewer.md:7: permissionMode: "acceptEdits" is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with bypassPermissions); permissions in config.yaml and --deny-tool limit them`,
+		"warning: testdata/code-reviewer.md:10: hooks: key hooks is a Claude Code setting deputy ignores",
+	}
+	if d := cmp.Diff(wantDiags, configtest.DiagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}
+
+func TestParseAgentMarkdownTools(t *testing.T) {
+	tests := []struct {
+		tools string
+		want  []string
+	}{
+		{"", []string{config.ToolsAll}},         // not written: every tool, as in Claude Code
+		{"tools:\n", []string{config.ToolsAll}}, // null: not set
+		{"tools: \"*\"\n", []string{config.ToolsAll}},
+		{"tools: Task, TaskList, SendMessage, Skill, AskUserQuestion, mcp__github__create_issue, Bash(git:*)\n", []string{"ask_user", "mcp__github__create_issue"}},
+		{"tools: \"\"\n", []string{}}, // empty string: no tools
+		{"tools: []\n", []string{}},   // empty list: no tools
+		{"tools: Read\n", []string{"read_file"}},
+		{"tools: Read, Write, Edit, MultiEdit\n", []string{"read_file", "write_file", "edit_file"}},
+		{"tools:\n  - Read\n  - Bash\n  - WebSearch\n", []string{"read_file", "terminal"}},
+		{"tools: read_file, custom_tool\n", []string{"read_file", "custom_tool"}},
+	}
+	for _, tt := range tests {
+		src := "---\nname: a\n" + tt.tools + "---\n"
+		a, diags := Dialect.ParseMarkdown([]byte(src), "a.md")
+		if a == nil || diags.HasErrors() {
+			t.Fatalf("%q: agent %v, diagnostics %v", tt.tools, a, diags)
+		}
+		if !cmp.Equal(a.Tools, tt.want) || (a.Tools == nil) != (tt.want == nil) {
+			t.Errorf("%q: Tools = %#v, want %#v", tt.tools, a.Tools, tt.want)
+		}
+	}
+}
+
+func TestParseAgentMarkdownLenient(t *testing.T) {
+	src := "---\nname: api-designer\ndescription: Use when: designing APIs, e.g. REST: GraphQL\nversion: 1.2\ntags: [api, design]\nmodel: haiku\ntools: Read, Task, WebSearch, TodoWrite\n---\nDesign APIs.\n"
+	a, diags := Dialect.ParseMarkdown([]byte(src), "api-designer.md")
+	if a == nil || diags.HasErrors() {
+		t.Fatalf("agent %v, diagnostics:\n%s", a, diags)
+	}
+	if a.Description != "Use when: designing APIs, e.g. REST: GraphQL" || a.Model != "anthropic/claude-haiku-4-5" || !cmp.Equal(a.Tools, []string{"read_file"}) {
+		t.Errorf("agent %+v", a)
+	}
+	want := []string{
+		"warning: api-designer.md:4: version: unknown key; ignored",
+		"warning: api-designer.md:5: tags: unknown key; ignored",
+		`warning: api-designer.md:7: tools: "Task", "WebSearch", "TodoWrite" are Claude Code tools deputy does not have; they are left out`,
+	}
+	if d := cmp.Diff(want, configtest.DiagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+	// What even the lenient reading cannot take is still an error with its line.
+	_, diags = Dialect.ParseMarkdown([]byte("---\nname: a\ntools: [Read,\n---\n"), "a.md")
+	if !diags.HasErrors() || diags[0].Line != 3 {
+		t.Errorf("diagnostics %v", diags)
+	}
+}
+
+func TestResolveModel(t *testing.T) {
+	for in, want := range map[string]string{
+		"haiku":                       "anthropic/claude-haiku-4-5",
+		"sonnet":                      "anthropic/claude-sonnet-5-5",
+		"opus":                        "anthropic/claude-opus-5-5",
+		"fable":                       "anthropic/claude-fable-5-2",
+		"opusplan":                    "anthropic/claude-sonnet-5-5",
+		"sonnet[1m]":                  "anthropic/claude-sonnet-5-5",
+		"claude-opus-4-1-20250805":    "anthropic/claude-opus-4-1-20250805",
+		"claude-sonnet-4-5[1m]":       "anthropic/claude-sonnet-4-5",
+		"inherit":                     "",
+		"default":                     "",
+		"openai/gpt-4.1":              "openai/gpt-4.1",
+		"anthropic/claude-sonnet-5-5": "anthropic/claude-sonnet-5-5",
+	} {
+		if got, _, _ := ResolveModel(in); got != want {
+			t.Errorf("%s -> %q, want %q", in, got, want)
+		}
+	}
+	if _, note, _ := ResolveModel("opusplan"); note == "" {
+		t.Error("opusplan resolves without saying that plan mode is missing")
+	}
+	t.Setenv("ANTHROPIC_DEFAULT_HAIKU_MODEL", "claude-haiku-4-5-20251001")
+	if got, _, _ := ResolveModel("haiku"); got != "anthropic/claude-haiku-4-5-20251001" {
+		t.Errorf("pinned haiku -> %q", got)
+	}
+}
+
+func TestParseAgentMarkdownDisallowedTools(t *testing.T) {
+	a, diags := Dialect.ParseMarkdown([]byte("---\nname: r\ndescription: d\ntools: Read, Grep, Bash, Write\ndisallowedTools: Bash, write_file\n---\nReview.\n"), "r.md")
+	if diags.HasErrors() || len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "grep"}) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+	a, diags = Dialect.ParseMarkdown([]byte("---\nname: r\ndescription: d\ntools: [Read, Edit, MultiEdit, mcp__gh__issues, mcp__gh__pulls, mcp__db__query]\ndisallowedTools:\n  - Edit\n  - mcp__gh\n---\nReview.\n"), "r.md")
+	if diags.HasErrors() || !cmp.Equal(a.Tools, []string{"read_file", "mcp__db__query"}) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+	a, diags = Dialect.ParseMarkdown([]byte("---\nname: r\ndescription: d\ndisallowedTools: Write, Edit, WebSearch, mcp__gh\n---\nReview.\n"), "r.md")
+	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{config.ToolsAll}) || !cmp.Equal(a.DisallowedTools, []string{"write_file", "edit_file", "mcp__gh"}) {
+		t.Errorf("tools %v, disallowed %v, diagnostics %v", a.Tools, a.DisallowedTools, diags)
+	}
+	for name, want := range map[string]bool{"write_file": true, "mcp__gh__issues": true, "mcp__gh": true, "mcp__ghx__a": false, "read_file": false, "terminal": false} {
+		if a.Disallows(name) != want {
+			t.Errorf("Disallows(%q) = %v, want %v", name, !want, want)
+		}
+	}
+}
+
+func TestParseAgentMarkdownClaudeLeniencies(t *testing.T) {
+	a, diags := Dialect.ParseMarkdown([]byte("---\n\nname: frontend-developer\ndescription: d\ntools: Read\n--------------------\n\n# Frontend\n"), "frontend-developer.md")
+	if a == nil || diags.HasErrors() || a.SystemPrompt != "# Frontend" || a.Name != "frontend-developer" {
+		t.Errorf("agent %+v, diagnostics %v", a, diags)
+	}
+	a, diags = Dialect.ParseMarkdown([]byte("---\nname: Python Performance Expert\ndescription: d\n---\nProfile.\n"), "python/performance-expert.md")
+	want := []string{`warning: python/performance-expert.md:2: name: "Python Performance Expert" is not a valid agent name (letters, digits, '_', '-' and '.', at most 64 characters, not starting with '.' or '-'); the agent is called "performance-expert", its file's name`}
+	if a == nil || a.Name != "performance-expert" {
+		t.Errorf("agent %+v", a)
+	}
+	if d := cmp.Diff(want, configtest.DiagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+	// A TOML agent's name stays strict, as axe's is.
+	if _, diags := config.ParseAgentTOML([]byte("name = \"a b\"\nmodel = \"inherit\"\n"), "a.toml"); !diags.HasErrors() {
+		t.Errorf("TOML: %v", diags)
+	}
+}
+
+func TestParseAgentMarkdownPermissionMode(t *testing.T) {
+	a, diags := Dialect.ParseMarkdown([]byte("---\nname: p\ndescription: d\npermissionMode: plan\n---\nPlan.\n"), "p.md")
+	if len(diags) != 0 || !cmp.Equal(a.Tools, builtin.DefaultToolNames(), cmpopts.SortSlices(func(x, y string) bool { return x < y })) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+	a, diags = Dialect.ParseMarkdown([]byte("---\nname: p\ndescription: d\ntools: Read, Write, Bash, WebFetch\npermissionMode: plan\n---\nPlan.\n"), "p.md")
+	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "fetch"}) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+	a, diags = Dialect.ParseMarkdown([]byte("---\nname: p\ndescription: d\ntools: Read, Bash\npermissionMode: bypassPermissions\n---\nGo.\n"), "p.md")
+	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "terminal"}) {
+		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+}

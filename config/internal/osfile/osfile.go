@@ -1,0 +1,79 @@
+// Package osfile reads the files of users' configurations for config and
+// its origin packages: bounded, regular files only, ~ expanded.
+package osfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/deputyhq/deputy/internal/safeopen"
+)
+
+// ReadPrefix reads at most limit+1 bytes of a regular file, so the caller
+// can tell that it is longer than limit without reading all of it. The
+// error does not repeat the path; callers name the file themselves.
+func ReadPrefix(path string, limit int) ([]byte, error) {
+	f, err := safeopen.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+}
+
+// Read reads a regular file of at most limit bytes. Refusing other kinds
+// of files keeps a reference to a FIFO or device from hanging. The error
+// does not repeat the path.
+func Read(path string, limit int64) ([]byte, error) {
+	data, err := ReadPrefix(path, int(limit))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("file is larger than %d bytes", limit)
+	}
+	return data, nil
+}
+
+// ExpandHome replaces a leading "~" or "~/" with the user's home
+// directory.
+func ExpandHome(p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return p
+	}
+	return filepath.Join(home, p[1:])
+}
+
+// IsDir reports whether e, the directory entry of path, is a directory or
+// a symbolic link to one.
+func IsDir(path string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink != 0 {
+		if fi, err := os.Stat(path); err == nil {
+			return fi.IsDir()
+		}
+	}
+	return e.IsDir()
+}
+
+// ErrText is the error text without the repeated path of a *fs.PathError,
+// since diagnostics already name the file.
+func ErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
