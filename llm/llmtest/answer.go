@@ -14,8 +14,10 @@ import (
 type Answer struct {
 	// Rule is the name of the rule that answered, or "rule N" (counting
 	// from 1) when it has none.
-	Rule       string
-	Text       string
+	Rule string
+	Text string
+	// Reasoning is the readable summary of the model's thinking (Reply.Reasoning).
+	Reasoning  string
 	ToolCalls  []llm.ToolCall
 	Usage      llm.Usage
 	Finish     llm.FinishReason
@@ -89,6 +91,9 @@ func (s *Script) render(c *compiledRule, req *llm.Request, idPrefix string) (*An
 	if a.Text, err = render(c.text, r.Reply.Text, data); err != nil {
 		return nil, fmt.Errorf("reply.text: %w", err)
 	}
+	if a.Reasoning, err = render(c.reasoning, r.Reply.Reasoning, data); err != nil {
+		return nil, fmt.Errorf("reply.reasoning: %w", err)
+	}
 	for j, cc := range c.calls {
 		call := llm.ToolCall{Name: cc.name}
 		if call.ID, err = render(cc.id, r.Reply.ToolCalls[j].ID, data); err != nil {
@@ -116,8 +121,12 @@ func (s *Script) render(c *compiledRule, req *llm.Request, idPrefix string) (*An
 		}
 		if u.OutputTokens != nil {
 			a.Usage.OutputTokens = *u.OutputTokens
+			a.Usage.ReasoningTokens = 0 // part of the output given
 		}
 		a.Usage.CacheReadTokens, a.Usage.CacheWriteTokens = deref(u.CacheReadTokens), deref(u.CacheWriteTokens)
+		if u.ReasoningTokens != nil {
+			a.Usage.ReasoningTokens = *u.ReasoningTokens
+		}
 	}
 	return a, nil
 }
@@ -136,7 +145,13 @@ func estimateUsage(req *llm.Request, a *Answer) llm.Usage {
 	for _, tc := range a.ToolCalls {
 		out += len(tc.Name) + len(tc.Arguments)
 	}
-	return llm.Usage{InputTokens: int64(max(in/4, 1)), OutputTokens: int64(max(out/4, 1))}
+	u := llm.Usage{InputTokens: int64(max(in/4, 1)), OutputTokens: int64(max(out/4, 1))}
+	if a.Reasoning != "" {
+		// The summary stands in for the thinking it summarises.
+		u.ReasoningTokens = int64(max(len(a.Reasoning)/4, 1))
+		u.OutputTokens += u.ReasoningTokens
+	}
+	return u
 }
 
 // preview shortens s to at most n runes for an error message.

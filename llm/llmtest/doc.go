@@ -14,6 +14,7 @@
 // rules under the key "rules". For every request the rules are tried in
 // order, and the first rule that matches and still has uses left answers:
 //
+//	strict: true                        # optional; see "Strict mode" below
 //	rules:
 //	  - name: lead-delegates            # optional; shows in the request log
 //	    match:                          # every field optional; all given must hold
@@ -27,6 +28,7 @@
 //	      turn: 2                       # exactly turn-1 assistant messages so far (1 = first call)
 //	    reply:
 //	      text: "Done: {{ .LastUser }}"
+//	      reasoning: "Weighing {{ .LastUser }}"   # optional; the summary of the model's thinking
 //	      tool_calls:
 //	        - name: call_agent
 //	          id: ""                    # optional; generated when empty
@@ -50,8 +52,8 @@
 //
 // # Replies
 //
-// text, the id of a tool call and every string inside arguments are Go
-// text/templates. They see:
+// text, reasoning, the id of a tool call and every string inside
+// arguments are Go text/templates. They see:
 //
 //	.LastUser     text of the last user message
 //	.Last         content of the last message, whatever its role
@@ -89,7 +91,10 @@
 // server reports them as each provider does (OpenAI's
 // prompt_tokens_details, Anthropic's cache_read_input_tokens and
 // cache_creation_input_tokens beside the uncached input_tokens, Gemini's
-// cachedContentTokenCount; Gemini has no cache writes). finish is stop, tool_calls, length, content_filter or other;
+// cachedContentTokenCount; Gemini has no cache writes). reasoning_tokens
+// (0 when left out, estimated from reasoning when usage is left out) are
+// the part of output_tokens spent thinking. finish is stop, tool_calls,
+// length, content_filter or other;
 // without it a reply with tool calls finishes with tool_calls and any other
 // with stop.
 //
@@ -99,6 +104,22 @@
 // 400, or an *llm.Error of KindBadRequest, with the message
 //
 //	llmtest: no rule matched (model "m", last message "...")
+//
+// reasoning is the readable summary of the model's thinking. Each wire
+// reports it as its provider gives summaries, never as answer text; the
+// Provider sets llm.Message.Reasoning and streams it as one
+// llm.EventReasoningDelta before the text.
+//
+// # Strict mode
+//
+// A provider may refuse a conversation that lost what it requires back,
+// such as a reasoning model's history without its reasoning. With
+// "strict: true" at the top of the script the server refuses such a
+// request as its provider does (a 400 in the provider's error shape,
+// before any rule is consulted); without it the fake is lenient, so a test
+// may build a history by hand. Each wire names the rules only strict mode
+// enforces. Rules every request must follow (a tool result naming no call,
+// a tampered reasoning item) are enforced either way.
 //
 // # Faults
 //

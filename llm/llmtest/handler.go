@@ -77,6 +77,10 @@ func (s *Server) serveLLM(w *statusWriter, r *http.Request, wr wire, e *Request)
 		e.Stream = c.stream
 		e.Parsed = cloneRequest(c.req)
 	})
+	if c.strict != nil && s.script.Strict {
+		wr.writeError(w, c.strict)
+		return
+	}
 	if !s.admit() {
 		he := newHTTPError(errRateLimit, "llmtest: more than %d concurrent requests", s.maxConcurrent)
 		he.retryAfter = s.limitRetryAfter

@@ -55,6 +55,9 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 		return nil, faultError(ctx, a)
 	}
 	if onEvent != nil {
+		if a.Reasoning != "" {
+			onEvent(llm.StreamEvent{Kind: llm.EventReasoningDelta, Text: a.Reasoning})
+		}
 		for i, piece := range splitText(a.Text, 3) {
 			if i > 0 {
 				if err := sleep(ctx, a.ChunkDelay); err != nil {
@@ -76,7 +79,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 
 // answerResponse assembles the Response an answer stands for.
 func answerResponse(a *Answer, model string) *llm.Response {
-	msg := llm.Message{Role: llm.RoleAssistant, Content: a.Text}
+	msg := llm.Message{Role: llm.RoleAssistant, Content: a.Text, Reasoning: a.Reasoning}
 	for _, tc := range a.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, cloneToolCall(tc))
 	}

@@ -88,6 +88,9 @@ func cloneMessage(m llm.Message) llm.Message {
 		}
 		m.ToolCalls = calls
 	}
+	if st := m.State; st != nil {
+		m.State = &llm.State{Format: st.Format, Model: st.Model, Data: bytes.Clone(st.Data)}
+	}
 	return m
 }
 

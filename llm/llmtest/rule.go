@@ -19,9 +19,9 @@ type compiledRule struct {
 	model, system, last, any *regexp.Regexp
 	lastRole                 llm.Role
 
-	text   *template.Template
-	calls  []compiledCall
-	finish llm.FinishReason
+	text, reasoning *template.Template
+	calls           []compiledCall
+	finish          llm.FinishReason
 }
 
 type compiledCall struct {
@@ -76,7 +76,7 @@ func compileRule(i int, r *Rule) (*compiledRule, error) {
 	}
 	c.finish = finish
 	if u := r.Reply.Usage; u != nil {
-		for _, n := range []*int64{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens} {
+		for _, n := range []*int64{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens} {
 			if n != nil && *n < 0 {
 				return nil, fmt.Errorf("reply.usage: token counts must not be negative")
 			}
@@ -85,8 +85,14 @@ func compileRule(i int, r *Rule) (*compiledRule, error) {
 		if cached > 0 && (u.InputTokens == nil || cached > *u.InputTokens) {
 			return nil, fmt.Errorf("reply.usage: cache_read_tokens and cache_write_tokens together must not exceed input_tokens (they are part of it); set input_tokens")
 		}
+		if r := deref(u.ReasoningTokens); r > 0 && (u.OutputTokens == nil || r > *u.OutputTokens) {
+			return nil, fmt.Errorf("reply.usage: reasoning_tokens must not exceed output_tokens (they are part of it); set output_tokens")
+		}
 	}
 	if c.text, err = parseTemplate("reply.text", r.Reply.Text); err != nil {
+		return nil, err
+	}
+	if c.reasoning, err = parseTemplate("reply.reasoning", r.Reply.Reasoning); err != nil {
 		return nil, err
 	}
 	for j, tc := range r.Reply.ToolCalls {

@@ -23,6 +23,13 @@ type Script struct {
 	// Rules are tried in order; the first that matches and still has uses
 	// left answers.
 	Rules []Rule `yaml:"rules"`
+	// Strict makes the fake server refuse, as its provider does, a
+	// conversation that lost what the provider requires back: each wire
+	// says which of its rules only a strict server enforces (the OpenAI
+	// Responses wire: a reasoning model's reasoning items replayed before
+	// the output they preceded). Lenient by default, so that a test may
+	// build a history by hand. The in-process Provider ignores it.
+	Strict bool `yaml:"strict"`
 
 	once    sync.Once
 	initErr error
@@ -77,7 +84,11 @@ type Match struct {
 // Reply is what a rule answers. Text, tool call IDs and the string leaves
 // of tool call arguments are text/templates (see the package doc).
 type Reply struct {
-	Text      string          `yaml:"text"`
+	Text string `yaml:"text"`
+	// Reasoning is the readable summary of the model's thinking on this
+	// turn, a template like Text. Each wire reports it the way its
+	// provider gives summaries (where it does), never as answer text.
+	Reasoning string          `yaml:"reasoning"`
 	ToolCalls []ToolCallReply `yaml:"tool_calls"`
 	// Usage overrides the token counts; an omitted count is estimated.
 	Usage *UsageReply `yaml:"usage"`
@@ -106,6 +117,9 @@ type UsageReply struct {
 	OutputTokens     *int64 `yaml:"output_tokens"`
 	CacheReadTokens  *int64 `yaml:"cache_read_tokens"`
 	CacheWriteTokens *int64 `yaml:"cache_write_tokens"`
+	// ReasoningTokens (0 when nil) are the part of the output the model
+	// spent thinking, as in llm.Usage.
+	ReasoningTokens *int64 `yaml:"reasoning_tokens"`
 }
 
 // Fault is a scripted failure.
@@ -164,10 +178,17 @@ func ParseScript(data []byte) (*Script, error) {
 		return nil, fmt.Errorf("llmtest: script: line %d: want a mapping with the key \"rules\"", root.Line)
 	}
 	var rulesNode *yaml.Node
+	strict := false
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key := root.Content[i]
+		if key.Value == "strict" {
+			if err := root.Content[i+1].Decode(&strict); err != nil {
+				return nil, fmt.Errorf("llmtest: script: line %d: strict: want true or false", key.Line)
+			}
+			continue
+		}
 		if key.Value != "rules" {
-			return nil, fmt.Errorf("llmtest: script: line %d: unknown key %q (the only top-level key is \"rules\")", key.Line, key.Value)
+			return nil, fmt.Errorf("llmtest: script: line %d: unknown key %q (the top-level keys are \"rules\" and \"strict\")", key.Line, key.Value)
 		}
 		if rulesNode != nil {
 			return nil, fmt.Errorf("llmtest: script: line %d: key \"rules\" given twice", key.Line)
@@ -183,7 +204,7 @@ func ParseScript(data []byte) (*Script, error) {
 	if len(rulesNode.Content) == 0 {
 		return nil, errors.New("llmtest: script: the list of rules is empty")
 	}
-	s := &Script{Rules: make([]Rule, len(rulesNode.Content))}
+	s := &Script{Rules: make([]Rule, len(rulesNode.Content)), Strict: strict}
 	for i, n := range rulesNode.Content {
 		label := ruleLabel(i, nodeName(n))
 		if n.Kind != yaml.MappingNode {

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +57,10 @@ func TestParseScriptErrors(t *testing.T) {
 		{"two documents", "rules: [{}]\n---\nrules: [{}]\n", []string{"more than one YAML document"}},
 		{"type error", "rules:\n  - {times: many}\n", []string{"rule 1", "line 2"}},
 		{"syntax error", "rules: [\n", []string{"llmtest: script"}},
+		{"strict not a bool", "strict: maybe\nrules: [{}]\n", []string{"line 1", "strict: want true or false"}},
+		{"bad reasoning template", "rules:\n  - reply: {reasoning: \"{{ .Nope \"}\n", []string{"reply.reasoning", "bad template"}},
+		{"reasoning above output", "rules:\n  - reply: {usage: {output_tokens: 2, reasoning_tokens: 3}}\n", []string{"reasoning_tokens must not exceed output_tokens"}},
+		{"reasoning without output", "rules:\n  - reply: {usage: {reasoning_tokens: 3}}\n", []string{"set output_tokens"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -377,6 +382,67 @@ rules:
 				t.Errorf("usage %+v finish %q, want %+v %q", a.Usage, a.Finish, tt.usage, tt.finish)
 			}
 		})
+	}
+}
+
+// strict is the one top-level key besides rules; a script is lenient
+// without it.
+func TestParseScriptStrict(t *testing.T) {
+	for text, want := range map[string]bool{
+		"strict: true\nrules: [{}]\n":  true,
+		"rules: [{}]\nstrict: false\n": false,
+		"rules: [{}]\n":                false,
+	} {
+		s, err := ParseScript([]byte(text))
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if s.Strict != want {
+			t.Errorf("%q: Strict = %v, want %v", text, s.Strict, want)
+		}
+	}
+}
+
+// A reply's reasoning is rendered like its text; it counts as output, as
+// reasoning tokens, unless usage says otherwise.
+func TestReasoning(t *testing.T) {
+	s := MustParseScript(`
+rules:
+  - match: {model: given}
+    reply: {text: ok, reasoning: "Weighing {{ .LastUser }}", usage: {output_tokens: 9, reasoning_tokens: 4}}
+  - match: {model: output}
+    reply: {text: ok, reasoning: "Weighing {{ .LastUser }}", usage: {output_tokens: 9}}
+  - reply: {text: ok, reasoning: "Weighing {{ .LastUser }}"}
+`)
+	tests := []struct {
+		model string
+		usage llm.Usage
+	}{
+		{"given", llm.Usage{InputTokens: 1, OutputTokens: 9, ReasoningTokens: 4}},
+		{"output", llm.Usage{InputTokens: 1, OutputTokens: 9}},
+		// "Weighing tea" is 12 bytes: 3 tokens, beside the text's 1.
+		{"estimate", llm.Usage{InputTokens: 1, OutputTokens: 4, ReasoningTokens: 3}},
+	}
+	for _, tt := range tests {
+		a, err := s.Answer(&llm.Request{Model: tt.model, Messages: []llm.Message{llm.UserMessage("tea")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Reasoning != "Weighing tea" || a.Usage != tt.usage {
+			t.Errorf("%s: reasoning %q usage %+v, want %q %+v", tt.model, a.Reasoning, a.Usage, "Weighing tea", tt.usage)
+		}
+	}
+	p := NewProvider(s)
+	var events []llm.StreamEvent
+	resp, err := p.Generate(context.Background(), &llm.Request{Model: "m", Messages: []llm.Message{llm.UserMessage("tea")}}, func(ev llm.StreamEvent) { events = append(events, ev) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Reasoning != "Weighing tea" || resp.Message.Content != "ok" {
+		t.Errorf("message %+v, want the reasoning apart from the text", resp.Message)
+	}
+	if len(events) == 0 || events[0] != (llm.StreamEvent{Kind: llm.EventReasoningDelta, Text: "Weighing tea"}) {
+		t.Errorf("events %+v, want the reasoning first", events)
 	}
 }
 

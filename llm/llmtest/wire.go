@@ -35,6 +35,11 @@ type call struct {
 	stream bool
 	// includeUsage is OpenAI's stream_options.include_usage.
 	includeUsage bool
+	// strict, set by parse, is the error a strict server (Script.Strict)
+	// answers instead: what the provider refuses that a lenient fake
+	// lets pass, such as a reasoning model's history without its
+	// reasoning.
+	strict *httpError
 }
 
 // sseEvent is one server-sent event. An empty name writes no "event:" line,

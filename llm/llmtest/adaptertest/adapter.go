@@ -49,8 +49,12 @@ type Adapter struct {
 	// ("openai"); it must show in every error's Provider field.
 	Name string
 	// Protocol is the fake server's name for the wire: "openai",
-	// "anthropic" or "gemini".
+	// "openai-responses", "anthropic" or "gemini".
 	Protocol string
+	// FitParams, when set, turns the parameters a case sends into what
+	// Model accepts (gpt-5.6 takes a temperature only with reasoning
+	// effort "none"); the case then checks that those reach the server.
+	FitParams func(llm.Params) llm.Params
 	// Path returns the URL path of a call for model, plain or streamed.
 	Path func(model string, stream bool) string
 	// KeyHeader is the header that carries the API key, and KeyPrefix what

@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/deputyhq/deputy/llm"
@@ -41,7 +42,7 @@ func testStructuredOutput(t *testing.T, a Adapter) {
 			if got == nil || !JSONEqual(got.Schema, OutputSchema) {
 				t.Fatalf("server read output %+v, want the schema %s", got, OutputSchema)
 			}
-			if a.Protocol == "openai" && got.Name != "review" {
+			if strings.HasPrefix(a.Protocol, "openai") && got.Name != "review" {
 				t.Errorf("response format name %q, want review", got.Name)
 			}
 		})

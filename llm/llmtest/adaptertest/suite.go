@@ -58,6 +58,14 @@ func UserRequest(text string) *llm.Request {
 	return &llm.Request{Model: Model, Messages: []llm.Message{llm.UserMessage(text)}}
 }
 
+// fitParams is a.FitParams(p), or p.
+func (a Adapter) fitParams(p llm.Params) llm.Params {
+	if a.FitParams != nil {
+		return a.FitParams(p)
+	}
+	return p
+}
+
 // streamName names a subtest by its mode.
 func streamName(stream bool) string {
 	if stream {

@@ -103,7 +103,7 @@ func testParams(t *testing.T, a Adapter) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, srv := Start(t, a, helloScript)
 			req := a.request("x")
-			req.Params = tt.params
+			req.Params = a.fitParams(tt.params)
 			if _, err := p.Generate(Context(t), req, nil); err != nil {
 				t.Fatalf("Generate: %v", err)
 			}
@@ -111,7 +111,7 @@ func testParams(t *testing.T, a Adapter) {
 			if r.Parsed == nil {
 				t.Fatalf("the server could not read the request: %s", r.Body)
 			}
-			checkParams(t, a, r.Body, r.Parsed.Params, tt.params)
+			checkParams(t, a, r.Body, r.Parsed.Params, req.Params)
 		})
 	}
 }
