@@ -32,7 +32,12 @@ type Agent struct {
 	Name        string
 	Description string
 	// Model is "provider/model"; "" or "inherit" means the parent's model.
-	Model        string
+	Model string
+	// RootModel is the model an agent that inherits runs on as a root when
+	// no default_model is set: what its origin tool would run it on there
+	// (Claude Code's sonnet alias, for a file from Claude Code's
+	// directories). "" means none: such a run stops for want of a model.
+	RootModel    string
 	SystemPrompt string
 	// Skill is the skill reference as written; SkillDoc is what it resolved
 	// to (nil when Skill is empty or could not be resolved).

@@ -267,8 +267,9 @@ func shortestCycle(start string, comp []string, edges func(string) []string) []s
 }
 
 // LintRootModels reports each agent that can only run on a default model
-// when there is none: it names no model (or "inherit"), no other agent
-// lists it in sub_agents (so it runs as a root), and defaultModel is "".
+// when there is none: it names no model (or "inherit") and has no
+// RootModel, no other agent lists it in sub_agents (so it runs as a root),
+// and defaultModel is "".
 // Such an agent loads, but `deputy run` of it stops on configuration, so
 // `agents lint` and `config validate` call this to say so first.
 func LintRootModels(set *AgentSet, defaultModel string) Diagnostics {
@@ -284,7 +285,7 @@ func LintRootModels(set *AgentSet, defaultModel string) Diagnostics {
 	var diags Diagnostics
 	for _, a := range set.List() {
 		missing := a.KeyLine("model") == 0 && strings.EqualFold(filepath.Ext(a.Path), ".toml") // already an error
-		if a.InheritsModel() && !child[a.Name] && !missing {
+		if a.InheritsModel() && a.RootModel == "" && !child[a.Name] && !missing {
 			sink := &Sink{File: a.Path}
 			sink.Errorf(a.KeyLine("model"), "model", "no model and no default_model: this agent names no model and config.yaml sets no default_model, so it cannot run; write model = \"provider/model\" or set default_model")
 			diags = append(diags, sink.Diags...)

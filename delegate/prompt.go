@@ -34,6 +34,9 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 		model = e.DefaultModel
 	}
 	if model == "" {
+		model = a.RootModel
+	}
+	if model == "" {
 		return run{}, fmt.Errorf("%w: agent %q names no model and no default_model is set (use --model provider/model or set default_model in config.yaml)", ErrConfig, a.Name)
 	}
 	workdir := req.Workdir

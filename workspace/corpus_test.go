@@ -25,13 +25,13 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 	// relative to it.
 	mustCopy(t, filepath.Join(corpus, "axe"), filepath.Join(home, ".config", "axe"))
 	mustCopy(t, filepath.Join(corpus, "claude", "agents"), filepath.Join(project, ".claude", "agents"))
-	// Claude agents that name no model run on the default model.
-	if err := os.MkdirAll(filepath.Join(home, ".config", "deputy"), 0o755); err != nil {
-		t.Fatal(err)
+	// As a new user would run them: no config.yaml, and only Anthropic's
+	// key. A Claude agent that names no model (or inherit) runs as a root
+	// on Claude Code's own default, sonnet.
+	for _, k := range []string{"OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENROUTER_API_KEY", "OPENCODE_API_KEY"} {
+		t.Setenv(k, "")
 	}
-	if err := os.WriteFile(filepath.Join(home, ".config", "deputy", "config.yaml"), []byte("default_model: openai/gpt-test\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
 	t.Setenv("REVIEW_LANG", "Go")
 	t.Setenv("PROJECT", "deputy")
 
@@ -59,6 +59,9 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 		}
 		if p.Model == "" || p.System == "" && a.Origin() == "claude" {
 			t.Errorf("%s: dry run model %q, system %q", a.Path, p.Model, p.System)
+		}
+		if a.Origin() == "claude" && a.InheritsModel() && p.Model != "anthropic/claude-sonnet-5-5" {
+			t.Errorf("%s: inherits, and runs at the root on %q, not Claude Code's default", a.Path, p.Model)
 		}
 		var tools []string
 		for _, tl := range p.Tools {

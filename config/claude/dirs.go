@@ -95,16 +95,26 @@ type Origin struct {
 }
 
 // Load reads one agent file of a Claude Code directory: Markdown in
-// Claude Code's dialect, and a tools entry naming no tool deputy has is
-// left out with a warning, as Claude Code ignores it.
+// Claude Code's dialect; a tools entry naming no tool deputy has is left
+// out with a warning, as Claude Code ignores it; and, run as a root with
+// no default_model, an agent that inherits (no model, or inherit) runs on
+// Claude Code's own default, the sonnet alias, as Claude Code would run
+// it (the spec's README, "Across all three", decided 2026-11-28).
 func (o Origin) Load(path, source string, opts config.LoadOptions) (*config.Agent, config.Diagnostics) {
 	opts.Markdown = Dialect
 	a, diags := config.LoadAgentFile(path, source, opts)
 	if a != nil {
 		a.LenientTools = Dialect.Tool
+		if a.InheritsModel() {
+			a.RootModel, _, _ = ResolveModel(DefaultAlias)
+		}
 	}
 	return a, diags
 }
+
+// DefaultAlias is the model Claude Code runs a sub-agent on when nothing
+// else chooses one.
+const DefaultAlias = "sonnet"
 
 // maxDepth bounds how deep Files looks below a Claude Code agents
 // directory; it also ends a loop of symbolic links.

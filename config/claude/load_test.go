@@ -220,3 +220,35 @@ func TestLoadAgentFileClaudeSkills(t *testing.T) {
 		t.Errorf("comma form: skill %+v, diagnostics %v", a.SkillDoc, diags)
 	}
 }
+
+// An agent of Claude Code's directories that names no model, or inherit,
+// runs as a root on Claude Code's own default when deputy's configuration
+// names none; lint does not report it as unable to run.
+func TestLoadRootModel(t *testing.T) {
+	dir := t.TempDir()
+	configtest.WriteFiles(t, dir, map[string]string{
+		"none.md":    "---\nname: none\ndescription: d\n---\nBody.\n",
+		"inherit.md": "---\nname: inherit\ndescription: d\nmodel: inherit\n---\nBody.\n",
+		"opus.md":    "---\nname: opus\ndescription: d\nmodel: opus\n---\nBody.\n",
+	})
+	set, diags := config.LoadAgents([]config.Dir{{Path: dir, Source: Source, Origin: Origin{}}}, config.LoadOptions{})
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	for name, want := range map[string]string{"none": "anthropic/claude-sonnet-5-5", "inherit": "anthropic/claude-sonnet-5-5", "opus": ""} {
+		if a, _ := set.Get(name); a == nil || a.RootModel != want {
+			t.Errorf("%s: RootModel %+v, want %q", name, a, want)
+		}
+	}
+	if d := config.LintRootModels(set, ""); len(d) != 0 {
+		t.Errorf("lint: %v", d)
+	}
+	// The same file in deputy's own directory has no origin's default.
+	set, _ = config.LoadAgents([]config.Dir{{Path: dir, Source: config.SourceUser}}, config.LoadOptions{Markdown: Dialect})
+	if a, _ := set.Get("none"); a == nil || a.RootModel != "" {
+		t.Errorf("deputy's directory: %+v", a)
+	}
+	if d := config.LintRootModels(set, ""); len(d) != 2 {
+		t.Errorf("lint: %v", d)
+	}
+}

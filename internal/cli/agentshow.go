@@ -85,12 +85,15 @@ func unknownAgentError(w *cliWorkspace, name string) error {
 
 // agentDetail is the resolved definition 'agents show' prints.
 type agentDetail struct {
-	Name            string        `json:"name"`
-	Description     string        `json:"description"`
-	Source          string        `json:"source"`
-	Path            string        `json:"path"`
-	Shadows         []agentRef    `json:"shadows"`
-	Model           string        `json:"model"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Source      string     `json:"source"`
+	Path        string     `json:"path"`
+	Shadows     []agentRef `json:"shadows"`
+	Model       string     `json:"model"`
+	// RootModel is what an agent that inherits runs on as a root without
+	// a default_model (Claude Code's default for its files); "" for none.
+	RootModel       string        `json:"root_model,omitempty"`
 	SystemPrompt    string        `json:"system_prompt"`
 	Skill           *skillView    `json:"skill"`
 	Files           []string      `json:"files"`
@@ -165,7 +168,7 @@ type paramsView struct {
 func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
 	s := summarizeAgent(w, a)
 	d := agentDetail{Name: a.Name, Description: a.Description, Source: a.Source, Path: a.Path, Shadows: s.Shadows,
-		Model: modelOrInherit(a.Model), SystemPrompt: a.SystemPrompt, Files: orEmpty(a.Files),
+		Model: modelOrInherit(a.Model), RootModel: a.RootModel, SystemPrompt: a.SystemPrompt, Files: orEmpty(a.Files),
 		Workdir: a.Workdir, WorkdirResolved: a.ResolveWorkdir(w.Dir), SubAgents: orEmpty(a.SubAgents),
 		SubAgentsConfig: subAgentsView{MaxDepth: a.SubAgentsConfig.MaxDepth, Parallel: a.SubAgentsConfig.Parallel,
 			TimeoutSeconds: int(a.SubAgentsConfig.Timeout.Seconds())},
@@ -244,6 +247,8 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 				model += ": " + from
 			}
 			model += ")"
+		} else if d.RootModel != "" {
+			model += ", which is not set, so " + d.RootModel + ", its origin's default)"
 		} else {
 			model += ", which is not set)"
 		}
