@@ -9,6 +9,7 @@ import (
 
 	"github.com/deputyhq/deputy/config/internal/text"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 // builtinProviders are the providers deputy knows without configuration.
@@ -289,6 +290,41 @@ func LintRootModels(set *AgentSet, defaultModel string) Diagnostics {
 			sink := &Sink{File: a.Path}
 			sink.Errorf(a.KeyLine("model"), "model", "no model and no default_model: this agent names no model and config.yaml sets no default_model, so it cannot run; write model = \"provider/model\" or set default_model")
 			diags = append(diags, sink.Diags...)
+		}
+	}
+	return diags
+}
+
+// LintParams warns about each agent's settings its model does not take
+// (llm/capability): a temperature the model refuses, an effort it does
+// not know, a max_tokens above its output limit. At run time the engine
+// leaves them out (or lowers max_tokens) with the same words. An agent
+// that inherits its model is judged on defaultModel when it is a root
+// (no agent lists it in sub_agents); as a child its model is its parent's,
+// known only when it runs.
+func LintParams(set *AgentSet, defaultModel string, table *capability.Table) Diagnostics {
+	child := map[string]bool{}
+	for _, a := range set.List() {
+		for _, s := range a.SubAgents {
+			child[s] = true
+		}
+	}
+	var diags Diagnostics
+	for _, a := range set.List() {
+		model := a.Model
+		if a.InheritsModel() {
+			if child[a.Name] || defaultModel == "" || defaultModel == ModelInherit {
+				continue
+			}
+			model = defaultModel
+		}
+		_, refusals := table.Fit(model, a.Params)
+		for _, r := range refusals {
+			key := "params." + r.Param
+			if r.Param == "effort" {
+				key = "effort"
+			}
+			diags = append(diags, Diagnostic{File: a.Path, Line: a.KeyLine(key), Key: key, Severity: Warning, Message: r.String()})
 		}
 	}
 	return diags

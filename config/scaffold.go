@@ -144,6 +144,15 @@ prices: {}
 #  openai/gpt-4.1: {input: 2, output: 8, cache_read: 0.5}
 #  local/qwen3: {input: 0, output: 0}  # cache_read, cache_write: optional
 
+# What each model accepts: the sampling parameters it refuses, the efforts
+# it takes, its output limit. deputy embeds the providers' documented rules
+# (their date: deputy config validate); an entry changes the fields it sets
+# for a model family, or adds one. A run leaves out, with one warning, a
+# temperature or effort its model does not take.
+capabilities: {}
+#  anthropic/claude-sonnet-5-5: {max_output: 64000}
+#  local/qwen3: {efforts: [low, medium, high], max_output: 32768}
+
 # Retrying failed model calls. Durations are Go durations (500ms, 2m) or
 # whole seconds.
 retry:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deputyhq/deputy/config/internal/osfile"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
 )
 
@@ -31,6 +32,9 @@ type Settings struct {
 	// Prices override or extend the embedded price table, by
 	// "provider/model", in US dollars per million tokens.
 	Prices map[string]price.Price
+	// Capabilities override or extend the embedded capability table
+	// (llm/capability), by "provider/model family".
+	Capabilities map[string]capability.Override
 	// Concurrency, when above 0, is a hard cap on the model calls in
 	// flight across one run tree; 0 (the default) leaves it to each
 	// provider's adaptive gate.

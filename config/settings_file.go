@@ -20,20 +20,21 @@ import (
 // settingsFile is config.yaml as written. Every value is a pointer (or a
 // map) so that merging can tell "not set" from an explicit zero or false.
 type settingsFile struct {
-	DefaultModel      *string                  `yaml:"default_model"`
-	Providers         map[string]*providerFile `yaml:"providers"`
-	Concurrency       *int                     `yaml:"concurrency"`
-	MaxTurns          *int                     `yaml:"max_turns"`
-	Retry             *retryFile               `yaml:"retry"`
-	StreamIdleTimeout *duration                `yaml:"stream_idle_timeout"`
-	ResponseTimeout   *duration                `yaml:"response_timeout"`
-	Fetch             *fetchFile               `yaml:"fetch"`
-	Terminal          *terminalFile            `yaml:"terminal"`
-	Permissions       *permissionsFile         `yaml:"permissions"`
-	Limits            *limitsFile              `yaml:"limits"`
-	Prices            map[string]*priceFile    `yaml:"prices"`
-	Store             *storeFile               `yaml:"store"`
-	Agent             *agentFile               `yaml:"agent"`
+	DefaultModel      *string                    `yaml:"default_model"`
+	Providers         map[string]*providerFile   `yaml:"providers"`
+	Concurrency       *int                       `yaml:"concurrency"`
+	MaxTurns          *int                       `yaml:"max_turns"`
+	Retry             *retryFile                 `yaml:"retry"`
+	StreamIdleTimeout *duration                  `yaml:"stream_idle_timeout"`
+	ResponseTimeout   *duration                  `yaml:"response_timeout"`
+	Fetch             *fetchFile                 `yaml:"fetch"`
+	Terminal          *terminalFile              `yaml:"terminal"`
+	Permissions       *permissionsFile           `yaml:"permissions"`
+	Limits            *limitsFile                `yaml:"limits"`
+	Prices            map[string]*priceFile      `yaml:"prices"`
+	Capabilities      map[string]*capabilityFile `yaml:"capabilities"`
+	Store             *storeFile                 `yaml:"store"`
+	Agent             *agentFile                 `yaml:"agent"`
 	// MCPServers are MCP servers for every agent, keyed by name; mcp is
 	// xzatoma's section for the same. Both are read by mcpServersValue,
 	// which knows every format's keys (see mcp).
@@ -87,6 +88,21 @@ type priceFile struct {
 	Output     *float64 `yaml:"output"`
 	CacheRead  *float64 `yaml:"cache_read"`
 	CacheWrite *float64 `yaml:"cache_write"`
+}
+
+// capabilityFile is one entry of capabilities: what a model family
+// accepts, laid over the embedded table's entry field by field.
+type capabilityFile struct {
+	Refuses         *[]string `yaml:"refuses"`
+	SamplingEfforts *[]string `yaml:"sampling_efforts"`
+	Efforts         *[]string `yaml:"efforts"`
+	NoEffort        *bool     `yaml:"no_effort"`
+	DefaultEffort   *string   `yaml:"default_effort"`
+	Thinking        *string   `yaml:"thinking"`
+	BudgetMin       *int      `yaml:"budget_min"`
+	BudgetMax       *int      `yaml:"budget_max"`
+	MaxOutput       *int      `yaml:"max_output"`
+	Context         *int      `yaml:"context"`
 }
 
 type limitsFile struct {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 func writeSettings(t *testing.T, content string) string {
@@ -131,6 +133,17 @@ func TestLoadSettingsMessages(t *testing.T) {
 		{"price as a string", "prices:\n  openai/gpt-4.1: {input: '2', output: $8}\n", []string{
 			`2: prices.openai/gpt-4.1.input must be a number, got "2"`,
 			`2: prices.openai/gpt-4.1.output must be a number, got "$8"`,
+		}},
+		{"capabilities", "capabilities:\n  gpt-5.6: {max_output: 0}\n  openai/gpt-5.6: {refuses: [temprature], thinking: deep, efforts: [low, ''], context: -1}\n", []string{
+			` capabilities.gpt-5.6: an entry is keyed by provider/model (for example openai/gpt-5.6)`,
+			` capabilities.gpt-5.6.max_output must be at least 1 tokens (got 0)`,
+			` capabilities.openai/gpt-5.6.refuses: "temprature" is not a sampling parameter (temperature, top_p, top_k)`,
+			` capabilities.openai/gpt-5.6.efforts: an effort is a word such as low or high (got ["low" ""])`,
+			` capabilities.openai/gpt-5.6.thinking: "deep" is not one of adaptive, adaptive-always, budget, level, effort`,
+			` capabilities.openai/gpt-5.6.context must be at least 1 tokens (got -1)`,
+		}},
+		{"capability max_output as a string", "capabilities:\n  openai/gpt-5.6: {max_output: lots}\n", []string{
+			`2: capabilities.openai/gpt-5.6.max_output must be an integer, got "lots"`,
 		}},
 		{"allow_hosts entry", "fetch: {allow_hosts: ['https://x.com/']}\n", []string{` fetch.allow_hosts entries must be host names such as example.com (got "https://x.com/")`}},
 	}
@@ -255,5 +268,25 @@ func TestPriceOfUnknownProviderWarns(t *testing.T) {
 	}
 	if _, ok := s.Prices["opeani/gpt-4.1"]; !ok {
 		t.Error("the price was dropped; a warning keeps it")
+	}
+}
+
+// capabilities: lay entries over the capability table, field by field;
+// an entry for a provider deputy does not know warns, as a price does.
+func TestCapabilities(t *testing.T) {
+	p := writeSettings(t, "capabilities:\n  anthropic/claude-sonnet-5-5: {max_output: 64000}\n  openai/gpt-5.6: {refuses: []}\n  opeani/gpt-5.6: {no_effort: true}\n")
+	s, err := LoadSettings([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := capability.NewTable(s.Capabilities)
+	if m, _ := tab.Lookup("anthropic/claude-sonnet-5-5"); m.MaxOutput != 64_000 || m.Accepts(capability.Temperature, "") {
+		t.Errorf("sonnet 5.5 with max_output: 64000: %+v", m)
+	}
+	if m, _ := tab.Lookup("openai/gpt-5.6"); !m.Accepts(capability.Temperature, "high") || !m.TakesEffort("max") {
+		t.Errorf("gpt-5.6 with refuses: []: %+v", m)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].String(), `capabilities.opeani/gpt-5.6: no provider is called "opeani"`) {
+		t.Errorf("warnings: %v", s.Warnings)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deputyhq/deputy/config/internal/osfile"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
 )
 
@@ -66,6 +67,9 @@ func (f *settingsFile) check(sink *Sink) {
 	}
 	for _, model := range sortedKeys(f.Prices) {
 		checkPrice(sink, model, f.Prices[model])
+	}
+	for _, model := range sortedKeys(f.Capabilities) {
+		checkCapability(sink, model, f.Capabilities[model])
 	}
 	if l := f.Limits; l != nil {
 		atLeast("limits.stdin_max_bytes", l.StdinMaxBytes, 1)
@@ -195,6 +199,18 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		s.Prices[model] = p
 		origin["prices."+model] = path
 	}
+	for model, cf := range f.Capabilities {
+		if cf == nil {
+			continue
+		}
+		if s.Capabilities == nil {
+			s.Capabilities = map[string]capability.Override{}
+		}
+		s.Capabilities[model] = capability.Override{Refuses: cf.Refuses, SamplingEfforts: cf.SamplingEfforts,
+			Efforts: cf.Efforts, NoEffort: cf.NoEffort, DefaultEffort: cf.DefaultEffort, Thinking: cf.Thinking,
+			BudgetMin: cf.BudgetMin, BudgetMax: cf.BudgetMax, MaxOutput: cf.MaxOutput, Context: cf.Context}
+		origin["capabilities."+model] = path
+	}
 	setInt(&s.Concurrency, f.Concurrency)
 	setInt(&s.MaxTurns, f.MaxTurns)
 	if r := f.Retry; r != nil {
@@ -291,6 +307,14 @@ func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 			diags = append(diags, sink.Diags...)
 		}
 	}
+	for _, model := range sortedKeys(s.Capabilities) {
+		if provider, _, _ := strings.Cut(model, "/"); !s.KnownProvider(provider) {
+			sink := &Sink{File: origin["capabilities."+model]}
+			sink.Warnf(0, "", "capabilities.%s: no provider is called %q (built-in: %s; hosted: %s; others are defined under providers), so this entry is never used",
+				model, provider, strings.Join(builtinProviders, ", "), strings.Join(HostedProviders, ", "))
+			diags = append(diags, sink.Diags...)
+		}
+	}
 	sa := s.Agent.Subagent
 	switch {
 	case sa.Provider != "" && sa.Model == "":
@@ -317,6 +341,46 @@ func expandPaths(ps []string) []string {
 		out = append(out, os.ExpandEnv(osfile.ExpandHome(p)))
 	}
 	return out
+}
+
+// checkCapability checks one entry of capabilities: a provider/model
+// key, sampling parameters and thinking kinds deputy knows, limits of at
+// least one token.
+func checkCapability(sink *Sink, model string, c *capabilityFile) {
+	key := "capabilities." + model
+	if provider, name, ok := strings.Cut(model, "/"); !ok || provider == "" || name == "" {
+		sink.Errorf(0, "", "%s: an entry is keyed by provider/model (for example openai/gpt-5.6)", key)
+	}
+	if c == nil {
+		return
+	}
+	if c.Refuses != nil {
+		for _, p := range *c.Refuses {
+			if !slices.Contains(capability.Params, p) {
+				sink.Errorf(0, "", "%s.refuses: %q is not a sampling parameter (%s)", key, p, strings.Join(capability.Params, ", "))
+			}
+		}
+	}
+	for _, list := range []struct {
+		name string
+		v    *[]string
+	}{{"efforts", c.Efforts}, {"sampling_efforts", c.SamplingEfforts}} {
+		if list.v != nil && slices.ContainsFunc(*list.v, func(e string) bool { return strings.TrimSpace(e) != e || list.name == "efforts" && e == "" }) {
+			sink.Errorf(0, "", "%s.%s: an effort is a word such as low or high (got %q)", key, list.name, *list.v)
+		}
+	}
+	if c.Thinking != nil && !slices.Contains(capability.ThinkingKinds, *c.Thinking) {
+		sink.Errorf(0, "", "%s.thinking: %q is not one of %s", key, *c.Thinking, strings.Join(capability.ThinkingKinds, ", "))
+	}
+	for _, f := range []struct {
+		name string
+		v    *int
+		min  int
+	}{{"max_output", c.MaxOutput, 1}, {"context", c.Context, 1}, {"budget_min", c.BudgetMin, 0}, {"budget_max", c.BudgetMax, 0}} {
+		if f.v != nil && *f.v < f.min {
+			sink.Errorf(0, "", "%s.%s must be at least %d tokens (got %d)", key, f.name, f.min, *f.v)
+		}
+	}
 }
 
 // checkPrice checks one entry of prices: a provider/model key, input and

@@ -22,6 +22,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/tool"
 )
@@ -51,6 +52,10 @@ type Options struct {
 	// embedded table (price.Table). A model without a price has no cost:
 	// null in JSON, never a guess.
 	Prices *price.Table
+	// Capabilities say what each model accepts (llm/capability); nil
+	// means the embedded table. A run's temperature or effort its model
+	// refuses is left out of its requests with one warning (Logger).
+	Capabilities *capability.Table
 	// MaxTurns is the turn limit of agents that name none; 0 = 50.
 	MaxTurns int
 	// DefaultModel is used by a root agent that names no model.
@@ -118,6 +123,9 @@ type Engine struct {
 	running runningRuns
 	// eventWarned: a failed event write has been logged as a warning.
 	eventWarned atomic.Bool
+	// refusedWarned holds the refusals (agent, setting, model) already
+	// logged: each is said once, however many runs the agent has.
+	refusedWarned sync.Map
 	// specNames is the set of Specializations' tool names
 	// (specializationNames).
 	specNames     map[string]bool
@@ -234,6 +242,19 @@ type run struct {
 	budget config.Budget
 }
 
+// fitParams is r's params less what its model ("provider/model") refuses
+// (Options.Capabilities), each refusal logged once per agent and model.
+func (e *Engine) fitParams(r *run, model string) llm.Params {
+	params, refusals := e.Capabilities.Fit(model, r.params)
+	for _, ref := range refusals {
+		msg := fmt.Sprintf("agent %q: %s (llm/capability, read %s; override under capabilities in config.yaml)", r.label, ref, capability.AsOf)
+		if _, seen := e.refusedWarned.LoadOrStore(msg, true); !seen && e.Logger != nil {
+			e.Logger.Warn(msg)
+		}
+	}
+	return params
+}
+
 // Run runs a root agent to its final answer and returns its envelope, with
 // the tree of its children. It never panics on bad input: a problem with
 // the request is an envelope with status error and Err set.
@@ -273,6 +294,9 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 	}
 	if err := parent.reserve(ctx); err != nil {
 		return e.refuseSpawn(parent, r, err)
+	}
+	if r.params.Effort == "" {
+		r.params.Effort = parent.effort // a child thinks as hard as its parent unless it says
 	}
 	id := ledger.NewID()
 	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})
@@ -326,7 +350,7 @@ func quotaName(err error) string {
 func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id string, r *run) *Envelope {
 	start := time.Now()
 	s := &Scope{RunID: id, RootID: tree.RootID, Kind: r.kind, Label: r.label, Workdir: r.workdir, Started: start,
-		Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree, mcpOwner: r.agent}
+		Model: r.model, effort: r.params.Effort, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree, mcpOwner: r.agent}
 	s.inSubquery = r.kind == KindSubquery
 	if parent != nil {
 		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
@@ -432,7 +456,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		System:          r.system,
 		Messages:        r.messages,
 		Tools:           tools,
-		Params:          r.params,
+		Params:          e.fitParams(r, model),
 		MaxTurns:        r.maxTurns,
 		ToolConcurrency: e.toolConcurrency(r),
 		Guard:           withToolHooks(e.guard(s, policy), s),

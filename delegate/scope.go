@@ -39,6 +39,10 @@ type Scope struct {
 	// Model is the "provider/model" this run talks to; children that name
 	// no model inherit it.
 	Model string
+	// effort is the run's reasoning effort as set (its own, its agent's or
+	// inherited), before its model's table is applied: what a child that
+	// sets none inherits.
+	effort string
 
 	// agent is the definition running in this scope, for root and
 	// call_agent runs; its sub_agents and [sub_agents_config] govern this

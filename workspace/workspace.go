@@ -27,6 +27,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/llm/providers"
 	"github.com/deputyhq/deputy/mcp"
@@ -441,6 +442,7 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 		Options: delegate.Options{
 			Concurrency:  s.Concurrency,
 			Prices:       price.NewTable(s.Prices),
+			Capabilities: capability.NewTable(s.Capabilities),
 			MaxTurns:     s.MaxTurns,
 			DefaultModel: s.DefaultModel,
 			Subagent: delegate.SubagentOptions{MaxDepth: sub.MaxDepth, DefaultMaxTurns: sub.DefaultMaxTurns,

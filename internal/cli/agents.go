@@ -14,6 +14,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/workspace"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 func newAgentsCmd(g *globalFlags) *cobra.Command {
@@ -317,7 +318,9 @@ func newAgentsLintCmd(g *globalFlags) *cobra.Command {
 		Long: `Check every agent file: unknown keys, missing or empty required keys, values
 out of range, unknown model providers and tools, sub_agents that name no agent,
 cycles among sub_agents (a warning), skills that cannot be found, working
-directories that do not exist and file globs that match nothing (a warning).
+directories that do not exist, file globs that match nothing (a warning), and
+a temperature, effort or max_tokens the agent's model does not take (a
+warning: the run leaves it out; see capabilities in docs/configuration.md).
 
 Each problem is printed as SEVERITY: FILE:LINE: KEY: MESSAGE; a warning that
 more than 3 files share (a collection's own front matter key, say) is printed
@@ -333,7 +336,8 @@ not fail.`,
 			if err != nil {
 				return err
 			}
-			diags := append(w.Diagnostics, config.LintRootModels(w.Agents, w.Settings.DefaultModel)...).Sorted()
+			diags := append(w.Diagnostics, config.LintRootModels(w.Agents, w.Settings.DefaultModel)...)
+			diags = append(diags, config.LintParams(w.Agents, w.Settings.DefaultModel, capability.NewTable(w.Settings.Capabilities))...).Sorted()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				if err := writeJSON(out, diagnosticRows(diags)); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/workspace"
 )
@@ -213,6 +214,15 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 		}
 		kv("prices."+model, v+"}", "")
 	}
+	caps := "the embedded table of " + capability.AsOf
+	switch n := len(s.Capabilities); n {
+	case 0:
+	case 1:
+		caps += ", with 1 entry laid over it"
+	default:
+		caps += fmt.Sprintf(", with %d entries laid over it", n)
+	}
+	kv("capabilities", caps, "")
 	kv("retry.max_attempts", s.Retry.MaxAttempts, "")
 	kv("retry.base_delay", s.Retry.BaseDelay, "")
 	kv("retry.max_delay", s.Retry.MaxDelay, "")

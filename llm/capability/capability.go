@@ -9,9 +9,13 @@
 package capability
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/deputyhq/deputy/llm"
 )
 
 // The sampling parameters the table knows. deputy's agents set only
@@ -48,6 +52,9 @@ const (
 	// adaptive thinking.
 	ThinkingEffort = "effort"
 )
+
+// ThinkingKinds are the values of Model.Thinking, "" aside.
+var ThinkingKinds = []string{ThinkingAdaptive, ThinkingAdaptiveAlways, ThinkingBudget, ThinkingLevel, ThinkingEffort}
 
 // Model is what one model family accepts. The zero Model is the lenient
 // one deputy uses for a model it does not know: every parameter and
@@ -242,4 +249,71 @@ func (t *Table) MaxOutput(model string, fallback int) int {
 		return m.MaxOutput
 	}
 	return fallback
+}
+
+// Refusal is a setting of a run that its model does not take, and what
+// became of it: left out of the request, or (max_tokens) lowered.
+type Refusal struct {
+	// Param is the setting: a sampling parameter, "effort" or
+	// "max_tokens".
+	Param string
+	// Value is the setting as the run had it.
+	Value string
+	// Model is the "provider/model" that refuses it.
+	Model string
+	// Why says what the model takes instead.
+	Why string
+}
+
+// String is the refusal as a warning, without the agent's name, which
+// its caller puts in front.
+func (r Refusal) String() string {
+	if r.Param == "max_tokens" {
+		return fmt.Sprintf("max_tokens %s is lowered to %s", r.Value, r.Why)
+	}
+	return fmt.Sprintf("%s %s is not sent: %s", r.Param, r.Value, r.Why)
+}
+
+// Fit returns p less what model ("provider/model") refuses, with one
+// Refusal for each setting left out or narrowed: an effort the model does
+// not take, a sampling parameter it refuses at the effort that is sent,
+// and a max_tokens above its output limit (lowered to it). A model the
+// table does not know keeps p whole.
+func (t *Table) Fit(model string, p llm.Params) (llm.Params, []Refusal) {
+	m, ok := t.Lookup(model)
+	if !ok {
+		return p, nil
+	}
+	var out []Refusal
+	if e := p.Effort; e != "" && !m.TakesEffort(e) {
+		why := model + " takes no effort setting"
+		if !m.NoEffort {
+			why = model + " takes " + strings.Join(m.Efforts, ", ")
+		}
+		out = append(out, Refusal{Param: "effort", Value: strconv.Quote(e), Model: model, Why: why})
+		p.Effort = ""
+	}
+	if p.Temperature != nil && !m.Accepts(Temperature, p.Effort) {
+		why := model + " refuses a temperature other than its default"
+		if len(m.SamplingEfforts) > 0 {
+			why += " at " + effortName(p.Effort)
+		}
+		out = append(out, Refusal{Param: Temperature, Value: strconv.FormatFloat(*p.Temperature, 'g', -1, 64), Model: model, Why: why})
+		p.Temperature = nil
+	}
+	if p.MaxTokens != nil && m.MaxOutput > 0 && *p.MaxTokens > m.MaxOutput {
+		out = append(out, Refusal{Param: "max_tokens", Value: strconv.Itoa(*p.MaxTokens), Model: model,
+			Why: fmt.Sprintf("%d, %s's output limit", m.MaxOutput, model)})
+		n := m.MaxOutput
+		p.MaxTokens = &n
+	}
+	return p, out
+}
+
+// effortName names an effort in a refusal: "" is the provider's default.
+func effortName(e string) string {
+	if e == "" {
+		return "its default effort"
+	}
+	return fmt.Sprintf("effort %q", e)
 }

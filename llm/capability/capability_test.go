@@ -1,6 +1,9 @@
 package capability
 
 import (
+	"reflect"
+
+	"github.com/deputyhq/deputy/llm"
 	"slices"
 	"strings"
 	"testing"
@@ -321,6 +324,52 @@ func TestEntriesAreSourced(t *testing.T) {
 		}
 		if m.DefaultEffort != "" && len(m.Efforts) > 0 && !slices.Contains(m.Efforts, m.DefaultEffort) {
 			t.Errorf("%s: default effort %q is not among its efforts", key, m.DefaultEffort)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Fit leaves out what the model refuses and says so, one Refusal each.
+func TestFit(t *testing.T) {
+	for _, tt := range []struct {
+		model string
+		in    llm.Params
+		want  llm.Params
+		says  []string
+	}{
+		{"anthropic/claude-sonnet-5-5", llm.Params{Temperature: ptr(0.2), Effort: "high"}, llm.Params{Effort: "high"},
+			[]string{"temperature 0.2 is not sent: anthropic/claude-sonnet-5-5 refuses a temperature other than its default"}},
+		{"openai/gpt-5.6", llm.Params{Temperature: ptr(0.0)}, llm.Params{},
+			[]string{"temperature 0 is not sent: openai/gpt-5.6 refuses a temperature other than its default"}},
+		// An effort the model does not take goes first; the temperature is
+		// then judged at the provider's default effort.
+		{"openai/gpt-5.1", llm.Params{Temperature: ptr(0.5), Effort: "xhigh"}, llm.Params{Temperature: ptr(0.5)},
+			[]string{`effort "xhigh" is not sent: openai/gpt-5.1 takes none, low, medium, high`}},
+		{"openai/gpt-5.1", llm.Params{Temperature: ptr(0.5), Effort: "low"}, llm.Params{Effort: "low"},
+			[]string{`temperature 0.5 is not sent: openai/gpt-5.1 refuses a temperature other than its default at effort "low"`}},
+		{"openai/gpt-4.1", llm.Params{Temperature: ptr(0.5), Effort: "low"}, llm.Params{Temperature: ptr(0.5)},
+			[]string{`effort "low" is not sent: openai/gpt-4.1 takes no effort setting`}},
+		{"anthropic/claude-haiku-4-5", llm.Params{MaxTokens: ptr(100_000)}, llm.Params{MaxTokens: ptr(64_000)},
+			[]string{"max_tokens 100000 is lowered to 64000, anthropic/claude-haiku-4-5's output limit"}},
+		{"anthropic/claude-sonnet-4-6", llm.Params{Temperature: ptr(0.2), Effort: "max", MaxTokens: ptr(64_000)},
+			llm.Params{Temperature: ptr(0.2), Effort: "max", MaxTokens: ptr(64_000)}, nil},
+		{"ollama/llama3", llm.Params{Temperature: ptr(0.2), Effort: "extreme", MaxTokens: ptr(1 << 30)},
+			llm.Params{Temperature: ptr(0.2), Effort: "extreme", MaxTokens: ptr(1 << 30)}, nil},
+	} {
+		got, refusals := Default.Fit(tt.model, tt.in)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Fit(%s, %+v) = %+v, want %+v", tt.model, tt.in, got, tt.want)
+		}
+		var says []string
+		for _, r := range refusals {
+			says = append(says, r.String())
+			if r.Model != tt.model {
+				t.Errorf("refusal %+v names another model", r)
+			}
+		}
+		if !slices.Equal(says, tt.says) {
+			t.Errorf("Fit(%s, %+v) says %q, want %q", tt.model, tt.in, says, tt.says)
 		}
 	}
 }
