@@ -13,8 +13,8 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/internal/cli/live"
-	"github.com/deputyhq/deputy/workspace"
 	"github.com/deputyhq/deputy/llm/capability"
+	"github.com/deputyhq/deputy/workspace"
 )
 
 func newAgentsCmd(g *globalFlags) *cobra.Command {
