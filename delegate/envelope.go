@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -78,3 +79,48 @@ type Envelope struct {
 
 // OK reports whether the run ended with a final answer.
 func (e *Envelope) OK() bool { return e.Status == StatusOK }
+
+// Exchange is the run as one exchange of a session: query, then its
+// answer with the provider state of the model turn that gave it (see
+// SessionHistory).
+func (e *Envelope) Exchange(query string) ledger.Exchange {
+	ex := ledger.Exchange{RunID: e.RunID, Query: query, Answer: e.Output}
+	if st := e.answerState(); st != nil {
+		ex.AnswerState, _ = json.Marshal(st)
+	}
+	return ex
+}
+
+// answerState is the provider state of the model turn whose text is the
+// run's output, or nil: none, or an output that is not what the model
+// said (cut to a size, say), which a provider's state would contradict.
+func (e *Envelope) answerState() *llm.State {
+	for i := len(e.Messages) - 1; i >= 0; i-- {
+		if m := &e.Messages[i]; m.Role == llm.RoleAssistant {
+			if m.Content == e.Output && len(m.ToolCalls) == 0 {
+				return m.State
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// SessionHistory is a session's exchanges as the conversation they
+// replay: each query, then its answer with the provider state of the turn
+// that gave it, so that the provider gets its state back. A state that
+// does not read is left out; the answer's text still replays.
+func SessionHistory(exs []ledger.Exchange) []llm.Message {
+	out := make([]llm.Message, 0, 2*len(exs))
+	for _, ex := range exs {
+		answer := llm.AssistantMessage(ex.Answer)
+		if len(ex.AnswerState) > 0 {
+			var st llm.State
+			if json.Unmarshal(ex.AnswerState, &st) == nil && st.Format != "" {
+				answer.State = &st
+			}
+		}
+		out = append(out, llm.UserMessage(ex.Query), answer)
+	}
+	return out
+}

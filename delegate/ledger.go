@@ -202,6 +202,7 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 		TreeInputTokens: env.TreeUsage.InputTokens, TreeOutputTokens: env.TreeUsage.OutputTokens, Turns: env.Turns, Output: env.Output,
 		CacheReadTokens: env.Usage.CacheReadTokens, CacheWriteTokens: env.Usage.CacheWriteTokens,
 		TreeCacheReadTokens: env.TreeUsage.CacheReadTokens, TreeCacheWriteTokens: env.TreeUsage.CacheWriteTokens,
+		ReasoningTokens: env.Usage.ReasoningTokens, TreeReasoningTokens: env.TreeUsage.ReasoningTokens,
 		OwnCostUSD: env.OwnCostUSD, CostUSD: env.CostUSD}
 	if s.budget != nil {
 		// A resume may have narrowed the budget: a later one keeps that.
@@ -215,9 +216,14 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Message, u llm.Usage) {
 	row := &ledger.Message{RunID: s.RunID, Seq: seq, Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID,
 		ToolName: m.ToolName, IsError: m.IsError, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, CreatedAt: time.Now()}
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
+		Reasoning: m.Reasoning, CreatedAt: time.Now()}
 	if len(m.ToolCalls) > 0 {
 		row.ToolCalls, _ = json.Marshal(m.ToolCalls)
+	}
+	if m.State != nil {
+		// The provider's state goes back to it on resume, unchanged.
+		row.State, _ = json.Marshal(m.State)
 	}
 	if err := e.Ledger.AppendMessage(ctx, row); err != nil {
 		e.ledgerFailed("ledger: recording message", s, err)

@@ -155,7 +155,7 @@ func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan,
 	for _, row := range rows {
 		p.runs[row.ID] = row
 		u := llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
-			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens}
+			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens, ReasoningTokens: row.ReasoningTokens}
 		if row.FinishedAt.IsZero() || row.OwnCostUSD == nil {
 			msgs, err := rl.Messages(ctx, row.ID)
 			if err != nil {
@@ -164,7 +164,7 @@ func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan,
 			var sum llm.Usage
 			for _, m := range msgs {
 				call := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens}
+					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens}
 				if call == (llm.Usage{}) {
 					continue // not a model call's answer
 				}
@@ -240,16 +240,23 @@ func (e *Engine) resumeFrom(ctx context.Context, p *resumePlan, r *run, row ledg
 	} else {
 		msgs := r.messages[:r.historyLen:r.historyLen]
 		for _, m := range rows {
-			msg := llm.Message{Role: llm.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError}
+			msg := llm.Message{Role: llm.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError,
+				Reasoning: m.Reasoning}
 			if len(m.ToolCalls) > 0 {
 				if err := json.Unmarshal(m.ToolCalls, &msg.ToolCalls); err != nil {
 					return fmt.Errorf("run %s message %d: tool calls: %w", row.ID, m.Seq, err)
 				}
 			}
+			if len(m.State) > 0 {
+				// What the provider requires back from this turn.
+				if err := json.Unmarshal(m.State, &msg.State); err != nil {
+					return fmt.Errorf("run %s message %d: provider state: %w", row.ID, m.Seq, err)
+				}
+			}
 			if msg.Role == llm.RoleAssistant {
 				res.turns++
 				u := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens}
+					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens}
 				res.usage = res.usage.Add(u)
 				res.calls = append(res.calls, u)
 			}
@@ -333,9 +340,9 @@ func (p *resumePlan) envelope(row ledger.Run) *Envelope {
 	env := &Envelope{RunID: row.ID, ParentID: row.ParentID, Kind: Kind(row.Kind), Label: row.Agent, Task: row.Task, Model: row.Model,
 		Depth: row.Depth, Status: Status(row.Status), Output: row.Output, Error: row.Error,
 		Usage: llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
-			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens},
+			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens, ReasoningTokens: row.ReasoningTokens},
 		TreeUsage: llm.Usage{InputTokens: row.TreeInputTokens, OutputTokens: row.TreeOutputTokens,
-			CacheReadTokens: row.TreeCacheReadTokens, CacheWriteTokens: row.TreeCacheWriteTokens},
+			CacheReadTokens: row.TreeCacheReadTokens, CacheWriteTokens: row.TreeCacheWriteTokens, ReasoningTokens: row.TreeReasoningTokens},
 		OwnCostUSD: row.OwnCostUSD, CostUSD: row.CostUSD,
 		Turns: row.Turns, MaxTurnsReached: row.Status == ledger.StatusMaxTurns, StartedAt: row.StartedAt, fromLedger: true}
 	if !row.FinishedAt.IsZero() {

@@ -192,9 +192,7 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 		if err != nil {
 			return &Envelope{Kind: KindSubquery, Label: name, Status: StatusError, Error: err.Error(), Err: err}
 		}
-		for _, ex := range exs {
-			history = append(history, llm.UserMessage(ex.Query), llm.AssistantMessage(ex.Answer))
-		}
+		history = SessionHistory(exs)
 	}
 	base := caller.base
 	if base != nil {
@@ -208,7 +206,7 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 	}
 	env := e.spawn(ctx, &r)
 	if env.OK() && persistent && !env.fromLedger {
-		if err := e.appendExchange(ctx, opts.SessionID, ledger.Exchange{RunID: env.RunID, Query: query, Answer: env.Output}); err != nil && e.Logger != nil {
+		if err := e.appendExchange(ctx, opts.SessionID, env.Exchange(query)); err != nil && e.Logger != nil {
 			e.Logger.Warn("session: recording exchange", "session", opts.SessionID, "err", err)
 		}
 	}

@@ -53,6 +53,9 @@ type Run struct {
 	// Cache reads and writes, counted apart from InputTokens, own and tree's.
 	CacheReadTokens, CacheWriteTokens         int64
 	TreeCacheReadTokens, TreeCacheWriteTokens int64
+	// The output tokens spent thinking, own and tree's (a part of
+	// OutputTokens), where the provider reports them.
+	ReasoningTokens, TreeReasoningTokens int64
 	// OwnCostUSD is what this run's own model calls cost in US dollars, CostUSD
 	// what its whole subtree cost; nil when unknown (a model without a price).
 	OwnCostUSD, CostUSD *float64
@@ -123,12 +126,21 @@ type Message struct {
 	ToolCallID string
 	ToolName   string
 	IsError    bool
+	// State is the JSON of the provider's opaque state of an assistant
+	// turn (llm.State: format, model, data), which the next request of
+	// the conversation sends back unchanged; nil when it has none.
+	State json.RawMessage
+	// Reasoning is the readable summary of the model's thinking on this
+	// turn: shown to whoever watches, never part of a result.
+	Reasoning string
 	// Usage of the model call that produced this message (assistant
 	// messages): InputTokens counts every input token, cached ones
 	// included; CacheReadTokens and CacheWriteTokens say how many of them
-	// were read from or written to the prompt cache (llm.Usage).
+	// were read from or written to the prompt cache, ReasoningTokens how
+	// many output tokens went to thinking (llm.Usage).
 	InputTokens, OutputTokens         int64
 	CacheReadTokens, CacheWriteTokens int64
+	ReasoningTokens                   int64
 	CreatedAt                         time.Time // now when zero
 }
 
@@ -148,7 +160,10 @@ type Exchange struct {
 	RunID  string // the run that answered, if any
 	Query  string
 	Answer string
-	At     time.Time // now when zero
+	// AnswerState is the JSON of the provider state (llm.State) of the
+	// model's turn that gave Answer, replayed with it; nil when none.
+	AnswerState json.RawMessage
+	At          time.Time // now when zero
 }
 
 // MemoryEntry is one past run of an agent with memory (axe's [memory]):

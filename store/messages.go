@@ -21,6 +21,10 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	if err != nil {
 		return fmt.Errorf("store: append message to run %s: %w", m.RunID, err)
 	}
+	state, err := jsonColumn("provider state", m.State)
+	if err != nil {
+		return fmt.Errorf("store: append message to run %s: %w", m.RunID, err)
+	}
 	if m.Role == "" {
 		return fmt.Errorf("store: append message to run %s: Role is required", m.RunID)
 	}
@@ -43,14 +47,15 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 			}
 		}
 		var err error
-		if !calls.Valid && m.ToolCallID == "" && m.ToolName == "" && !m.IsError {
-			// A task or an answer: fewer values to bind (see
+		if !calls.Valid && m.ToolCallID == "" && m.ToolName == "" && !m.IsError && !state.Valid && m.Reasoning == "" {
+			// A task or a plain answer: fewer values to bind (see
 			// insertStartingRun), the rest are the columns' defaults.
 			_, err = t.exec(insertTextMessage, m.RunID, seq, wordArg(m.Role), m.Content, m.InputTokens, m.OutputTokens,
-				m.CacheReadTokens, m.CacheWriteTokens, created.UnixNano())
+				m.CacheReadTokens, m.CacheWriteTokens, m.ReasoningTokens, created.UnixNano())
 		} else {
 			_, err = t.exec(insertMessage, m.RunID, seq, wordArg(m.Role), m.Content, calls,
-				m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, m.CacheReadTokens, m.CacheWriteTokens, created.UnixNano())
+				m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, m.CacheReadTokens, m.CacheWriteTokens,
+				m.ReasoningTokens, state, m.Reasoning, created.UnixNano())
 		}
 		switch sqliteCode(err) {
 		case codeConstraintForeignKey:
@@ -76,17 +81,18 @@ const nextMessageSeq = `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE run
 
 const insertMessage = `INSERT INTO messages
     (run_id, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, input_tokens, output_tokens,
-     cache_read_tokens, cache_write_tokens, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+     cache_read_tokens, cache_write_tokens, reasoning_tokens, state, reasoning, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// insertTextMessage is insertMessage for a message with no tool calls and
-// that is no tool result.
+// insertTextMessage is insertMessage for a message with no tool calls, no
+// provider state and no reasoning, and that is no tool result.
 const insertTextMessage = `INSERT INTO messages
-    (run_id, seq, role, content, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    (run_id, seq, role, content, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const messagesOfRun = `SELECT run_id, seq, role, content, tool_calls, tool_call_id, tool_name,
-    is_error, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at
+    is_error, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+    state, reasoning, created_at
     FROM messages WHERE run_id = ? ORDER BY seq`
 
 // Messages returns a run's messages in order.
@@ -104,10 +110,11 @@ func (s *Store) Messages(ctx context.Context, runID string) ([]Message, error) {
 
 func scanMessage(sc scanner) (Message, error) {
 	var m Message
-	var calls sql.NullString
+	var calls, state sql.NullString
 	var created sql.NullInt64
 	err := sc.Scan(&m.RunID, &m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName,
-		&m.IsError, &m.InputTokens, &m.OutputTokens, &m.CacheReadTokens, &m.CacheWriteTokens, &created)
-	m.ToolCalls, m.CreatedAt = fromJSONColumn(calls), fromNanos(created)
+		&m.IsError, &m.InputTokens, &m.OutputTokens, &m.CacheReadTokens, &m.CacheWriteTokens, &m.ReasoningTokens,
+		&state, &m.Reasoning, &created)
+	m.ToolCalls, m.State, m.CreatedAt = fromJSONColumn(calls), fromJSONColumn(state), fromNanos(created)
 	return m, err
 }

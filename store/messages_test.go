@@ -26,6 +26,16 @@ func TestMessagesRoundTrip(t *testing.T) {
 		{Role: "assistant", Content: "cached", InputTokens: 30, OutputTokens: 4, CacheReadTokens: 900, CacheWriteTokens: 60},
 		{Role: "tool", Content: "x", ToolCallID: "c2", ToolName: "ls"},
 		{Role: "assistant", ToolCalls: json.RawMessage(`[{"id":"c2","name":"ls","arguments":{}}]`), InputTokens: 5, CacheReadTokens: 7, CacheWriteTokens: 8},
+		// A turn with the provider's opaque state and a summary of its
+		// thinking, with tool calls and without: the state comes back
+		// byte for byte (its key order and spacing are the provider's).
+		{Role: "assistant", ToolCalls: json.RawMessage(`[{"id":"c3","name":"ls","arguments":{}}]`), OutputTokens: 50, ReasoningTokens: 40,
+			State: json.RawMessage(`{"format":"gemini","model":"gemini-3-pro","data":[{"thoughtSignature":"c2ln","functionCall":{"name":"ls","args":{}}}]}`),
+			Reasoning: "I should list the files first."},
+		{Role: "assistant", Content: "done", OutputTokens: 20, ReasoningTokens: 12,
+			State: json.RawMessage(`{"format":"anthropic","data":[{"type":"thinking","thinking":"x","signature":"EqQB"}, {"type":"text","text":"done"}]}`)},
+		{Role: "assistant", Content: "thought, no state", Reasoning: "a summary only"},
+		{Role: "assistant", Content: "counted only", OutputTokens: 3, ReasoningTokens: 2},
 	}
 	for i := range in {
 		in[i].RunID = r.ID
@@ -82,6 +92,7 @@ func TestAppendMessageErrors(t *testing.T) {
 		{"duplicate seq", Message{RunID: r.ID, Seq: 1, Role: "user"}, "message 1 is already recorded", nil},
 		{"bad tool calls", Message{RunID: r.ID, Role: "assistant", ToolCalls: json.RawMessage(`[{`)}, "tool calls is not valid JSON", nil},
 		{"no role", Message{RunID: r.ID}, "Role is required", nil},
+		{"bad state", Message{RunID: r.ID, Role: "assistant", State: json.RawMessage(`{"format":`)}, "provider state is not valid JSON", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strconv"
@@ -310,5 +311,57 @@ func TestOpenGivesUpOnAHeldLock(t *testing.T) {
 	}
 	if sqliteCode(err)&0xff != codeBusy {
 		t.Errorf("Open: %v, want SQLite's busy error", err)
+	}
+}
+
+// A ledger from before migration 0010 opens with its conversations and
+// sessions whole: their messages and answers have no provider state, no
+// reasoning and no reasoning tokens, and a resumed run appends messages
+// that have them after the old ones.
+func TestMigrateProviderStateKeepsOldConversations(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "deputy.db")
+	db := rawDB(t, path)
+	if err := migrate(ctx, db, embeddedMigrations()[:9]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO runs (id, root_id, kind, status, started_at, output_tokens) VALUES ('01OLD', '01OLD', 'root', 'interrupted', 1, 9)`,
+		`INSERT INTO messages (run_id, seq, role, content, created_at) VALUES ('01OLD', 1, 'user', 'list the files', 1)`,
+		`INSERT INTO messages (run_id, seq, role, tool_calls, output_tokens, cache_read_tokens, created_at)
+		    VALUES ('01OLD', 2, 'assistant', '[{"id":"c1","name":"ls","arguments":{}}]', 9, 3, 2)`,
+		`INSERT INTO sessions (id, created_at, updated_at, exchanges) VALUES ('slop', 1, 1, 1)`,
+		`INSERT INTO exchanges (session_id, seq, run_id, query, answer, at) VALUES ('slop', 1, '01OLD', 'q', 'a', 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s := openAt(t, path)
+	ms, err := s.Messages(ctx, "01OLD")
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("old messages after the upgrade: %+v, %v", ms, err)
+	}
+	if m := ms[1]; m.State != nil || m.Reasoning != "" || m.ReasoningTokens != 0 || m.OutputTokens != 9 || m.CacheReadTokens != 3 ||
+		string(m.ToolCalls) != `[{"id":"c1","name":"ls","arguments":{}}]` {
+		t.Errorf("old assistant message after the upgrade: %+v", m)
+	}
+	exs, err := s.Window(ctx, "slop", 0)
+	if err != nil || len(exs) != 1 || exs[0].Answer != "a" || exs[0].AnswerState != nil {
+		t.Errorf("old exchange after the upgrade: %+v, %v", exs, err)
+	}
+	r, err := s.GetRun(ctx, "01OLD")
+	if err != nil || r.ReasoningTokens != 0 || r.TreeReasoningTokens != 0 || r.OutputTokens != 9 {
+		t.Errorf("old run after the upgrade: %+v, %v", r, err)
+	}
+	state := json.RawMessage(`{"format":"anthropic","data":[{"type":"thinking","thinking":"t","signature":"s"}]}`)
+	next := Message{RunID: "01OLD", Role: "assistant", Content: "done", State: state, Reasoning: "t", ReasoningTokens: 4}
+	if err := s.AppendMessage(ctx, &next); err != nil || next.Seq != 3 {
+		t.Fatalf("a new message after the old ones: seq %d, %v", next.Seq, err)
+	}
+	ms, err = s.Messages(ctx, "01OLD")
+	if err != nil || len(ms) != 3 || string(ms[2].State) != string(state) || ms[2].Reasoning != "t" || ms[2].ReasoningTokens != 4 {
+		t.Errorf("messages after a new one: %+v, %v", ms, err)
 	}
 }

@@ -113,13 +113,13 @@ func TestOpenInterruptsOnlyDeadOwners(t *testing.T) {
 	}
 	lastMsg := time.Date(2025, 7, 1, 12, 0, 0, 0, time.UTC)
 	for i, m := range []struct {
-		role                    string
-		in, out, cacheR, cacheW int64
-	}{{"user", 0, 0, 0, 0}, {"assistant", 100, 10, 1000, 50}, {"tool", 0, 0, 0, 0}, {"assistant", 200, 20, 2000, 0}} {
+		role                               string
+		in, out, cacheR, cacheW, reasoning int64
+	}{{"user", 0, 0, 0, 0, 0}, {"assistant", 100, 10, 1000, 50, 4}, {"tool", 0, 0, 0, 0, 0}, {"assistant", 200, 20, 2000, 0, 5}} {
 		at := lastMsg.Add(time.Duration(i-3) * time.Second).UnixNano()
-		if _, err := db.Exec(`INSERT INTO messages (run_id, seq, role, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, created_at)
-			VALUES ('DEAD', ?, ?, ?, ?, ?, ?, ?)`,
-			i+1, m.role, m.in, m.out, m.cacheR, m.cacheW, at); err != nil {
+		if _, err := db.Exec(`INSERT INTO messages (run_id, seq, role, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+			reasoning_tokens, created_at) VALUES ('DEAD', ?, ?, ?, ?, ?, ?, ?, ?)`,
+			i+1, m.role, m.in, m.out, m.cacheR, m.cacheW, m.reasoning, at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,7 +139,8 @@ func TestOpenInterruptsOnlyDeadOwners(t *testing.T) {
 	}
 	r, _ := s.GetRun(ctx, "DEAD")
 	if r.InputTokens != 300 || r.OutputTokens != 30 || r.TreeInputTokens != 300 || r.Turns != 2 ||
-		r.CacheReadTokens != 3000 || r.CacheWriteTokens != 50 || r.TreeCacheReadTokens != 3000 || r.TreeCacheWriteTokens != 50 {
+		r.CacheReadTokens != 3000 || r.CacheWriteTokens != 50 || r.TreeCacheReadTokens != 3000 || r.TreeCacheWriteTokens != 50 ||
+		r.ReasoningTokens != 9 || r.TreeReasoningTokens != 9 {
 		t.Errorf("interrupted run's usage not rebuilt from its messages: %+v", r)
 	}
 	if !r.FinishedAt.Equal(lastMsg) {

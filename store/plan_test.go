@@ -28,7 +28,7 @@ func TestQueryPlans(t *testing.T) {
 		{"id prefix", `SELECT ` + runColumns + ` FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, []any{"01H", "01I"}},
 		{"running owners", runningOwners, nil},
 		{"mark interrupted", markInterrupted, []any{StatusInterrupted, "e", 1, "h", "s"}},
-		{"finish run", finishRun, []any{"r", "ok", "", "", 0, 0, 0, 0, 0, 0, "", 0, 0, 0, 0, nil, nil, 0, 0}},
+		{"finish run", finishRun, []any{"r", "ok", "", "", 0, 0, 0, 0, 0, 0, "", 0, 0, 0, 0, nil, nil, 0, 0, 0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -95,5 +95,7 @@ UPDATE runs SET
     cache_write_tokens = max(cache_write_tokens, (SELECT coalesce(sum(cache_write_tokens), 0) FROM messages WHERE run_id = runs.id)),
     tree_cache_read_tokens = max(tree_cache_read_tokens, (SELECT coalesce(sum(cache_read_tokens), 0) FROM messages WHERE run_id = runs.id)),
     tree_cache_write_tokens = max(tree_cache_write_tokens, (SELECT coalesce(sum(cache_write_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    reasoning_tokens = max(reasoning_tokens, (SELECT coalesce(sum(reasoning_tokens), 0) FROM messages WHERE run_id = runs.id)),
+    tree_reasoning_tokens = max(tree_reasoning_tokens, (SELECT coalesce(sum(reasoning_tokens), 0) FROM messages WHERE run_id = runs.id)),
     turns = max(turns, (SELECT count(*) FROM messages WHERE run_id = runs.id AND role = 'assistant'))
 WHERE status = 'running' AND executor = '' AND owner_pid = ?3 AND owner_host = ?4 AND owner_start = ?5`

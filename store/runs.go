@@ -157,7 +157,8 @@ func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 			r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens,
 			r.Turns, finished.UnixNano(), r.Model,
 			r.CacheReadTokens, r.CacheWriteTokens, r.TreeCacheReadTokens, r.TreeCacheWriteTokens,
-			nullFloatArg(r.OwnCostUSD), nullFloatArg(r.CostUSD), r.BudgetTokens, r.BudgetUSD)
+			nullFloatArg(r.OwnCostUSD), nullFloatArg(r.CostUSD), r.BudgetTokens, r.BudgetUSD,
+			r.ReasoningTokens, r.TreeReasoningTokens)
 		if err != nil {
 			return err
 		}
@@ -185,7 +186,8 @@ const finishRun = `UPDATE runs SET
     cache_read_tokens = ?12, cache_write_tokens = ?13, tree_cache_read_tokens = ?14, tree_cache_write_tokens = ?15,
     own_cost_usd = ?16, cost_usd = ?17,
     budget_tokens = CASE WHEN ?18 > 0 AND (budget_tokens = 0 OR ?18 < budget_tokens) THEN ?18 ELSE budget_tokens END,
-    budget_usd = CASE WHEN ?19 > 0 AND (budget_usd = 0 OR ?19 < budget_usd) THEN ?19 ELSE budget_usd END
+    budget_usd = CASE WHEN ?19 > 0 AND (budget_usd = 0 OR ?19 < budget_usd) THEN ?19 ELSE budget_usd END,
+    reasoning_tokens = ?20, tree_reasoning_tokens = ?21
 WHERE id = ?1`
 
 const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, model, status, error,
@@ -193,7 +195,7 @@ const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, mo
     turns, task, output, coalesce(session_id, ''), tool_call_id, workdir, attempt, coalesce(attempt_started_at, started_at),
     cache_read_tokens, cache_write_tokens, tree_cache_read_tokens, tree_cache_write_tokens, own_cost_usd, cost_usd,
     executor, temporal_address, temporal_namespace, temporal_task_queue,
-    budget_tokens, budget_usd`
+    budget_tokens, budget_usd, reasoning_tokens, tree_reasoning_tokens`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -225,7 +227,7 @@ func scanRun(sc scanner) (Run, error) {
 		&r.Turns, &r.Task, &r.Output, &r.SessionID, &r.ToolCallID, &r.Workdir, &r.Attempt, &attemptStarted,
 		&r.CacheReadTokens, &r.CacheWriteTokens, &r.TreeCacheReadTokens, &r.TreeCacheWriteTokens, &ownCost, &cost,
 		&r.Executor, &r.Temporal.Address, &r.Temporal.Namespace, &r.Temporal.TaskQueue,
-		&r.BudgetTokens, &r.BudgetUSD)
+		&r.BudgetTokens, &r.BudgetUSD, &r.ReasoningTokens, &r.TreeReasoningTokens)
 	r.OwnCostUSD, r.CostUSD = floatOrNil(ownCost), floatOrNil(cost)
 	r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
 	r.AttemptStartedAt = fromNanos(attemptStarted)

@@ -29,6 +29,7 @@ func TestRunRoundTrip(t *testing.T) {
 	r.Status, r.Error, r.Output = StatusError, "boom", "partial answer"
 	r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens, r.Turns = 10, 20, 110, 220, 3
 	r.CacheReadTokens, r.CacheWriteTokens, r.TreeCacheReadTokens, r.TreeCacheWriteTokens = 5, 6, 50, 60
+	r.ReasoningTokens, r.TreeReasoningTokens = 7, 70
 	own := 0.0123
 	r.OwnCostUSD = &own // CostUSD stays nil: a child's model had no price
 	r.FinishedAt = start.Add(time.Minute)

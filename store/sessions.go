@@ -23,15 +23,19 @@ func (s *Store) AppendExchange(ctx context.Context, sessionID string, ex Exchang
 	if sessionID == "" {
 		return errors.New("store: append exchange: empty session id")
 	}
+	state, err := jsonColumn("answer state", ex.AnswerState)
+	if err != nil {
+		return fmt.Errorf("store: append exchange to session %s: %w", sessionID, err)
+	}
 	at := nowIfZero(ex.At).UnixNano()
-	err := s.write(ctx, func(t *wtx) error {
+	err = s.write(ctx, func(t *wtx) error {
 		// The session row counts its exchanges; the new count is the new seq, so
 		// numbering needs no scan, and the write queue makes it race-free.
 		var seq int
 		if err := t.queryRow(bumpSession, sessionID, at).Scan(&seq); err != nil {
 			return err
 		}
-		_, err := t.exec(insertExchange, sessionID, seq, ex.RunID, ex.Query, ex.Answer, at)
+		_, err := t.exec(insertExchange, sessionID, seq, ex.RunID, ex.Query, ex.Answer, state, at)
 		return err
 	})
 	if err != nil {
@@ -44,9 +48,9 @@ const bumpSession = `INSERT INTO sessions (id, created_at, updated_at, exchanges
 ON CONFLICT (id) DO UPDATE SET exchanges = exchanges + 1, updated_at = max(updated_at, excluded.updated_at)
 RETURNING exchanges`
 
-const insertExchange = `INSERT INTO exchanges (session_id, seq, run_id, query, answer, at) VALUES (?, ?, ?, ?, ?, ?)`
+const insertExchange = `INSERT INTO exchanges (session_id, seq, run_id, query, answer, answer_state, at) VALUES (?, ?, ?, ?, ?, ?, ?)`
 
-const windowQuery = `SELECT seq, run_id, query, answer, at FROM exchanges
+const windowQuery = `SELECT seq, run_id, query, answer, answer_state, at FROM exchanges
 WHERE session_id = ? ORDER BY seq DESC LIMIT ?`
 
 // Window returns the last n exchanges of the session in chronological order; n <= 0
@@ -72,8 +76,9 @@ func (s *Store) Window(ctx context.Context, sessionID string, n int) ([]Exchange
 func scanExchange(sc scanner) (Exchange, error) {
 	var ex Exchange
 	var at sql.NullInt64
-	err := sc.Scan(&ex.Seq, &ex.RunID, &ex.Query, &ex.Answer, &at)
-	ex.At = fromNanos(at)
+	var state sql.NullString
+	err := sc.Scan(&ex.Seq, &ex.RunID, &ex.Query, &ex.Answer, &state, &at)
+	ex.At, ex.AnswerState = fromNanos(at), fromJSONColumn(state)
 	return ex, err
 }
 

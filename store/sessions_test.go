@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,7 +44,7 @@ func TestWindowReturnsLastN(t *testing.T) {
 			for i, ex := range got {
 				seq := tt.wantFirst + i
 				want := Exchange{Seq: seq, RunID: fmt.Sprintf("run-%d", seq), Query: fmt.Sprintf("q%d", seq), Answer: fmt.Sprintf("a%d", seq), At: t0.Add(time.Duration(seq) * time.Second)}
-				if ex != want {
+				if !reflect.DeepEqual(ex, want) {
 					t.Errorf("Window(%d)[%d] = %+v, want %+v", tt.n, i, ex, want)
 				}
 			}
@@ -122,5 +125,31 @@ func TestSessionAcrossHandles(t *testing.T) {
 		if err != nil || len(w) != 2 || w[0].Query != "one" || w[1].Query != "two" || w[1].Seq != 2 {
 			t.Errorf("Window = %+v, %v", w, err)
 		}
+	}
+}
+
+// The provider state of an answer comes back with it, byte for byte, so
+// that a session replays the turn as the provider made it; an exchange
+// without one has none, and bad JSON is refused.
+func TestExchangeAnswerState(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	state := json.RawMessage(`{"format":"gemini", "model":"gemini-3-pro","data":[{"text":"4","thoughtSignature":"c2ln"}]}`)
+	if err := s.AppendExchange(ctx, "slop", Exchange{Query: "2+2?", Answer: "4", AnswerState: state}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendExchange(ctx, "slop", Exchange{Query: "and 3+3?", Answer: "6"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Window(ctx, "slop", 0)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Window = %+v, %v", got, err)
+	}
+	if string(got[0].AnswerState) != string(state) || got[1].AnswerState != nil {
+		t.Errorf("answer states = %s, %s; want %s and none", got[0].AnswerState, got[1].AnswerState, state)
+	}
+	err = s.AppendExchange(ctx, "slop", Exchange{Query: "q", AnswerState: json.RawMessage(`{`)})
+	if err == nil || !strings.Contains(err.Error(), "answer state is not valid JSON") {
+		t.Errorf("AppendExchange with broken state: %v", err)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/internal/cli/live"
-	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 )
 
@@ -252,8 +251,9 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 		fmt.Fprintln(out)
 		switch {
 		case env.OK():
-			history = append(history, llm.UserMessage(line), llm.AssistantMessage(env.Output))
-			if err := ledger.AppendExchange(ctx, session, store.Exchange{RunID: env.RunID, Query: line, Answer: env.Output}); err != nil {
+			ex := env.Exchange(line)
+			history = append(history, delegate.SessionHistory([]store.Exchange{ex})...)
+			if err := ledger.AppendExchange(ctx, session, ex); err != nil {
 				fmt.Fprintln(errOut, "deputy: warning: saving the session:", err)
 			}
 		case env.Status == delegate.StatusCancelled:

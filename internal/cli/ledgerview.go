@@ -182,9 +182,9 @@ func viewRun(r *store.Run) runView {
 	v := runView{ID: r.ID, ParentID: r.ParentID, RootID: r.RootID, Agent: r.Agent, Kind: r.Kind, Depth: r.Depth,
 		Model: r.Model, Status: r.Status, Error: r.Error, StartedAt: r.StartedAt,
 		Usage: llm.Usage{InputTokens: r.TreeInputTokens, OutputTokens: r.TreeOutputTokens,
-			CacheReadTokens: r.TreeCacheReadTokens, CacheWriteTokens: r.TreeCacheWriteTokens},
+			CacheReadTokens: r.TreeCacheReadTokens, CacheWriteTokens: r.TreeCacheWriteTokens, ReasoningTokens: r.TreeReasoningTokens},
 		OwnUsage: llm.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens},
+			CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens, ReasoningTokens: r.ReasoningTokens},
 		CostUSD: r.CostUSD, OwnCostUSD: r.OwnCostUSD,
 		Turns: r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt, Executor: r.Executor}
 	if r.BudgetTokens > 0 || r.BudgetUSD > 0 {
@@ -218,9 +218,12 @@ func viewRuns(rs []store.Run) []runView {
 
 // messageView is the JSON shape of one message of a conversation.
 type messageView struct {
-	Seq        int             `json:"seq"`
-	Role       string          `json:"role"`
-	Content    string          `json:"content"`
+	Seq     int    `json:"seq"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// Reasoning is the summary of the model's thinking on the turn, apart
+	// from what it said. The provider's opaque state is not shown.
+	Reasoning  string          `json:"reasoning,omitempty"`
 	ToolCalls  []llm.ToolCall  `json:"tool_calls,omitempty"`
 	ToolCallID string          `json:"tool_call_id,omitempty"`
 	ToolName   string          `json:"tool_name,omitempty"`
@@ -233,13 +236,13 @@ type messageView struct {
 func viewMessages(ms []store.Message) []messageView {
 	out := make([]messageView, 0, len(ms))
 	for _, m := range ms {
-		v := messageView{Seq: m.Seq, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName,
-			IsError: m.IsError, CreatedAt: m.CreatedAt, RawCalls: m.ToolCalls}
+		v := messageView{Seq: m.Seq, Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID,
+			ToolName: m.ToolName, IsError: m.IsError, CreatedAt: m.CreatedAt, RawCalls: m.ToolCalls}
 		if len(m.ToolCalls) > 0 && json.Unmarshal(m.ToolCalls, &v.ToolCalls) != nil {
 			v.ToolCalls = nil // shown raw below rather than lost
 		}
 		u := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-			CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens}
+			CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens}
 		if u != (llm.Usage{}) {
 			v.Usage = &u
 		}
@@ -309,6 +312,11 @@ func printConversation(out io.Writer, ms []messageView) {
 			head += " (" + usageText(*m.Usage) + ")"
 		}
 		fmt.Fprintln(out, head)
+		if m.Reasoning != "" {
+			// The model's thinking, marked apart from what it said.
+			fmt.Fprintln(out, "    thinking:")
+			fmt.Fprintln(out, indent(strings.TrimRight(m.Reasoning, "\n"), "    ¦ "))
+		}
 		if m.Content != "" {
 			fmt.Fprintln(out, indent(strings.TrimRight(m.Content, "\n"), "    "))
 		}

@@ -17,6 +17,10 @@ func TestPrintConversation(t *testing.T) {
 		{Seq: 3, Role: "tool", ToolCallID: "c1", ToolName: "read_file", Content: "no such file", IsError: true},
 		// A broken tool call list is shown raw rather than dropped.
 		{Seq: 4, Role: "assistant", ToolCalls: json.RawMessage(`[{"id":`)},
+		// The model's thinking is shown apart from its answer; its
+		// provider state is not shown at all.
+		{Seq: 5, Role: "assistant", Content: "done", Reasoning: "weigh it\nthen answer", OutputTokens: 9, ReasoningTokens: 6,
+			State: json.RawMessage(`{"format":"anthropic","data":[{"type":"thinking","signature":"SIG"}]}`)},
 	})
 	var b strings.Builder
 	printConversation(&b, ms)
@@ -29,6 +33,11 @@ func TestPrintConversation(t *testing.T) {
     no such file
 [4] assistant
     → tool calls (unreadable): [{"id":
+[5] assistant (0 in / 9 out)
+    thinking:
+    ¦ weigh it
+    ¦ then answer
+    done
 `
 	if b.String() != want {
 		t.Errorf("conversation:\n%s\nwant:\n%s", b.String(), want)

@@ -106,7 +106,7 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 		}
 		// The exchange of this run is added when it ends ok: the window is
 		// the history it started with.
-		req.History = exchangesToMessages(exs)
+		req.History = delegate.SessionHistory(exs)
 	}
 	var listeners []delegate.Listener
 	if f.verbose {
@@ -122,7 +122,7 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 		return failed(env.Err)
 	}
 	if root.SessionID != "" && env.OK() {
-		ex := store.Exchange{RunID: env.RunID, Query: root.Task, Answer: env.Output}
+		ex := env.Exchange(root.Task)
 		if err := ledger.AppendExchange(context.WithoutCancel(ctx), root.SessionID, ex); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning: saving the session:", err)
 		}

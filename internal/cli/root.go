@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 )
@@ -98,5 +99,5 @@ func sessionHistory(ctx context.Context, l sessionWindow, session string) ([]llm
 	if err != nil {
 		return nil, 0, err
 	}
-	return exchangesToMessages(exs), len(exs), nil
+	return delegate.SessionHistory(exs), len(exs), nil
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/internal/stdin"
 	"github.com/deputyhq/deputy/llm"
-	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/workspace"
 )
@@ -182,7 +181,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return err
 	}
 	if f.session != "" && env.OK() {
-		ex := store.Exchange{RunID: env.RunID, Query: taskWithContext(task, stdinText), Answer: env.Output}
+		ex := env.Exchange(taskWithContext(task, stdinText))
 		if err := ledger.AppendExchange(context.WithoutCancel(ctx), f.session, ex); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning: saving the session:", err)
 		}
@@ -256,14 +255,6 @@ func taskWithContext(task, ctx string) string {
 		return task
 	}
 	return strings.TrimSpace(task + "\n\n" + ctx)
-}
-
-func exchangesToMessages(exs []store.Exchange) []llm.Message {
-	var out []llm.Message
-	for _, ex := range exs {
-		out = append(out, llm.UserMessage(ex.Query), llm.AssistantMessage(ex.Answer))
-	}
-	return out
 }
 
 // runResult is the --json shape of a run.
