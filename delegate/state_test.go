@@ -4,93 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/llmtest"
 )
 
-// stateProvider answers as today's reasoning models do: every answer
-// carries the provider's opaque state and a readable summary of the
-// model's thinking. It checks that each request sends back, on every
-// earlier answer of its conversation, the state that answer came with.
-type stateProvider struct {
-	llm.Provider
-	mu    sync.Mutex
-	given map[string]string // the state's data by the answer it came with
-	n     int
-	bad   []string
-}
-
-// thinking is what every reasoning summary starts with, so that a test
-// can look for it where it must never be.
-const thinking = "THINKING-"
-
-func newStateProvider(p llm.Provider) *stateProvider {
-	return &stateProvider{Provider: p, given: map[string]string{}}
-}
-
-// answerKey identifies an answer by the conversation's system prompt and
-// what the answer said and asked for.
-func answerKey(system string, m llm.Message) string {
-	calls, _ := json.Marshal(m.ToolCalls)
-	return system + "\x00" + m.Content + "\x00" + string(calls)
-}
-
-func (p *stateProvider) Generate(ctx context.Context, req *llm.Request, on llm.StreamFunc) (*llm.Response, error) {
-	p.check(req)
-	resp, err := p.Provider.Generate(ctx, req, on)
-	if err != nil {
-		return nil, err
-	}
-	who, _, _ := strings.Cut(req.System, "\n")
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.n++
-	// The provider's own JSON, with its spacing: it goes back as JSON.
-	data := fmt.Sprintf(`{"signature": "sig-%d", "who": %q}`, p.n, who)
-	resp.Message.State = &llm.State{Format: "test-format", Model: req.Model, Data: json.RawMessage(data)}
-	resp.Message.Reasoning = fmt.Sprintf("%s%d: %s weighs the task", thinking, p.n, who)
-	p.given[answerKey(req.System, resp.Message)] = data
-	return resp, nil
-}
-
-// check notes every earlier answer of req that lacks its state, or has
-// another's.
-func (p *stateProvider) check(req *llm.Request) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, m := range req.Messages {
-		if m.Role != llm.RoleAssistant {
-			continue
-		}
-		data, ok := p.given[answerKey(req.System, m)]
-		switch {
-		case !ok:
-			p.bad = append(p.bad, fmt.Sprintf("message %d (%q) is no answer of mine", i, m.Content))
-		case m.State == nil:
-			p.bad = append(p.bad, fmt.Sprintf("message %d (%q) came back without its state", i, m.Content))
-		case m.State.Format != "test-format" || m.State.Model != req.Model || !sameJSON(m.State.Data, data):
-			p.bad = append(p.bad, fmt.Sprintf("message %d (%q) came back with state %+v (data %s), want %s", i, m.Content, m.State, m.State.Data, data))
-		}
-	}
-}
-
-func (p *stateProvider) problems() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.bad...)
-}
-
-func sameJSON(a json.RawMessage, b string) bool {
-	var x, y bytes.Buffer
-	return json.Compact(&x, a) == nil && json.Compact(&y, []byte(b)) == nil && x.String() == y.String()
-}
+// thinking and signature are what the stateful provider's summaries of
+// thinking and states carry, never to be seen in a result.
+const (
+	thinking  = llmtest.StatefulThinking
+	signature = llmtest.StatefulSignature
+)
 
 // The lead asks a worker (call_agent), whose own tool loop lists a
 // directory, and a subagent; then it answers with their results.
@@ -133,14 +62,14 @@ func TestProviderStateGoesBackAndStaysOutOfResults(t *testing.T) {
 	st := openLedger(t)
 	lead, worker := stateAgents()
 	h := newHarness(t, stateScript, lead, worker)
-	prov := newStateProvider(h.prov)
+	prov := llmtest.NewStateful(h.prov)
 	h.engine.Models = models{prov}
 	h.engine.Ledger = st
 	env := h.engine.Run(ctx, delegate.RunRequest{Agent: lead, Task: "go", Workdir: t.TempDir()})
 	if !env.OK() {
 		t.Fatalf("run: %s %s", env.Status, env.Error)
 	}
-	if bad := prov.problems(); len(bad) > 0 {
+	if bad := prov.Problems(); len(bad) > 0 {
 		t.Errorf("state not sent back:\n%s", strings.Join(bad, "\n"))
 	}
 	if len(h.prov.requests("WORKER")) != 2 || len(h.prov.requests("LEAD")) != 2 {
@@ -150,7 +79,7 @@ func TestProviderStateGoesBackAndStaysOutOfResults(t *testing.T) {
 	// The lead's tool results are its children's answers only.
 	results := toolResults(h.prov.requests("LEAD")[1])
 	for _, r := range results {
-		if strings.Contains(r.Content, thinking) || strings.Contains(r.Content, "sig-") {
+		if strings.Contains(r.Content, thinking) || strings.Contains(r.Content, signature) {
 			t.Errorf("a child's thinking or state reached its parent's tool result: %s", r.Content)
 		}
 	}
@@ -161,7 +90,7 @@ func TestProviderStateGoesBackAndStaysOutOfResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(whole, []byte(thinking)) || bytes.Contains(whole, []byte("sig-")) {
+	if bytes.Contains(whole, []byte(thinking)) || bytes.Contains(whole, []byte(signature)) {
 		t.Errorf("the envelope's JSON carries thinking or state:\n%s", whole)
 	}
 
@@ -172,7 +101,7 @@ func TestProviderStateGoesBackAndStaysOutOfResults(t *testing.T) {
 		t.Fatalf("tree: %d runs, %v", len(tree), err)
 	}
 	for _, r := range tree {
-		if strings.Contains(r.Output, thinking) || strings.Contains(r.Output, "sig-") {
+		if strings.Contains(r.Output, thinking) || strings.Contains(r.Output, signature) {
 			t.Errorf("run %s (%s) recorded output %q", r.ID, r.Agent, r.Output)
 		}
 		ms, err := st.Messages(ctx, r.ID)
@@ -189,7 +118,7 @@ func TestProviderStateGoesBackAndStaysOutOfResults(t *testing.T) {
 			}
 			answers++
 			var s llm.State
-			if err := json.Unmarshal(m.State, &s); err != nil || s.Format != "test-format" || !bytes.Contains(s.Data, []byte(`"sig-`)) {
+			if err := json.Unmarshal(m.State, &s); err != nil || s.Format != llmtest.StatefulFormat || !bytes.Contains(s.Data, []byte(signature)) {
 				t.Errorf("run %s message %d: state %s (%v)", r.Agent, m.Seq, m.State, err)
 			}
 			if !strings.HasPrefix(m.Reasoning, thinking) {
@@ -209,7 +138,7 @@ func TestResumedRunSendsBackRecordedState(t *testing.T) {
 	st := openLedger(t)
 	lead, worker := stateAgents()
 	h := newHarness(t, stateScript, lead, worker)
-	prov := newStateProvider(h.prov)
+	prov := llmtest.NewStateful(h.prov)
 	stop := &cancelOnce{Provider: prov, calls: map[string]int{}}
 	h.engine.Models = models{stop}
 	h.engine.Ledger = st
@@ -233,7 +162,7 @@ func TestResumedRunSendsBackRecordedState(t *testing.T) {
 	if m := leads[1].Messages[1]; m.Role != llm.RoleAssistant || m.State == nil || m.Reasoning == "" {
 		t.Errorf("the resumed lead's first answer came back from the ledger as %+v", m)
 	}
-	if bad := prov.problems(); len(bad) > 0 {
+	if bad := prov.Problems(); len(bad) > 0 {
 		t.Errorf("state not sent back after the resume:\n%s", strings.Join(bad, "\n"))
 	}
 	if strings.Contains(env.Output, thinking) {
@@ -247,7 +176,7 @@ func TestSessionReplaysAnswerState(t *testing.T) {
 	root := queryRoot()
 	h := newHarness(t, queryScript, root)
 	h.engine.Specializations = specs()
-	prov := newStateProvider(h.prov)
+	prov := llmtest.NewStateful(h.prov)
 	h.engine.Models = models{prov}
 	h.engine.Ledger = openLedger(t)
 	for _, q := range []string{"q1", "q2"} {
@@ -259,7 +188,7 @@ func TestSessionReplaysAnswerState(t *testing.T) {
 	if len(subs) != 2 || len(subs[1].Messages) != 3 || subs[1].Messages[1].State == nil {
 		t.Fatalf("the second subquery's history: %+v", subs[len(subs)-1].Messages)
 	}
-	if bad := prov.problems(); len(bad) > 0 {
+	if bad := prov.Problems(); len(bad) > 0 {
 		t.Errorf("state not replayed:\n%s", strings.Join(bad, "\n"))
 	}
 }
@@ -271,7 +200,7 @@ func TestExchangeKeepsStateOfTheAnswerOnly(t *testing.T) {
 	env := &delegate.Envelope{RunID: "r", Output: "long answer",
 		Messages: []llm.Message{llm.UserMessage("q"), {Role: llm.RoleAssistant, Content: "long answer", State: state, Reasoning: "t"}}}
 	ex := env.Exchange("q")
-	if ex.Query != "q" || ex.Answer != "long answer" || !sameJSON(ex.AnswerState, `{"format":"gemini","data":[{"text":"long answer"}]}`) {
+	if ex.Query != "q" || ex.Answer != "long answer" || string(ex.AnswerState) != `{"format":"gemini","data":[{"text":"long answer"}]}` {
 		t.Errorf("Exchange = %+v (state %s)", ex, ex.AnswerState)
 	}
 	hist := delegate.SessionHistory([]ledger.Exchange{ex})
