@@ -30,7 +30,7 @@ func TestMessagesRoundTrip(t *testing.T) {
 		// thinking, with tool calls and without: the state comes back
 		// byte for byte (its key order and spacing are the provider's).
 		{Role: "assistant", ToolCalls: json.RawMessage(`[{"id":"c3","name":"ls","arguments":{}}]`), OutputTokens: 50, ReasoningTokens: 40,
-			State: json.RawMessage(`{"format":"gemini","model":"gemini-3-pro","data":[{"thoughtSignature":"c2ln","functionCall":{"name":"ls","args":{}}}]}`),
+			State:     json.RawMessage(`{"format":"gemini","model":"gemini-3-pro","data":[{"thoughtSignature":"c2ln","functionCall":{"name":"ls","args":{}}}]}`),
 			Reasoning: "I should list the files first."},
 		{Role: "assistant", Content: "done", OutputTokens: 20, ReasoningTokens: 12,
 			State: json.RawMessage(`{"format":"anthropic","data":[{"type":"thinking","thinking":"x","signature":"EqQB"}, {"type":"text","text":"done"}]}`)},
