@@ -12,7 +12,10 @@
 //   - Tools are passed with their JSON Schema unchanged as input_schema.
 //   - Params.Temperature is sent only when set (an explicit 0 is sent).
 //     max_tokens is required by the API: when Params.MaxTokens is nil the
-//     adapter sends DefaultMaxTokens (4096).
+//     adapter sends the model's output limit from llm/capability (128,000
+//     for claude-sonnet-5-5), or DefaultMaxTokens (4096) for a model the
+//     table does not know. (The engine sets Params.MaxTokens lower where a
+//     budget has less left.)
 //
 // Generate with a nil StreamFunc sends a plain request, bounded by the
 // SDK's own ten-minute limit for one; when max_tokens is so large that the

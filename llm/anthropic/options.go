@@ -12,7 +12,8 @@ const (
 	// DefaultName is the provider name used when Options.Name is empty.
 	DefaultName = "anthropic"
 	// DefaultMaxTokens is sent as max_tokens when a request leaves
-	// Params.MaxTokens nil: the Messages API refuses a request without it.
+	// Params.MaxTokens nil and llm/capability knows no output limit for
+	// its model: the Messages API refuses a request without it.
 	DefaultMaxTokens = 4096
 	// DefaultIdleTimeout is how long a stream may stay silent before it fails.
 	DefaultIdleTimeout = 60 * time.Second

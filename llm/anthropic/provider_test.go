@@ -133,3 +133,33 @@ func TestLargeMaxTokensStreamsQuietly(t *testing.T) {
 		t.Errorf("stream %v max_tokens %v, want a stream with 64000", r.Stream, *r.Parsed.Params.MaxTokens)
 	}
 }
+
+// Without a max_tokens of its own a request asks for its model's output
+// limit (llm/capability: 128,000 on Claude Sonnet 5.5, 64,000 on Haiku
+// 4.5), streamed as that size needs, and DefaultMaxTokens for a model the
+// table does not know; a request's own max_tokens is sent as it is.
+func TestDefaultMaxTokensIsTheModelsLimit(t *testing.T) {
+	for _, tt := range []struct {
+		model  string
+		set    *int
+		want   int
+		stream bool
+	}{
+		{"claude-sonnet-5-5", nil, 128_000, true},
+		{"claude-haiku-4-5-20251001", nil, 64_000, true},
+		{"claude-3-haiku-20240307", nil, 4_096, false},
+		{"m", nil, anthropic.DefaultMaxTokens, false},
+		{"claude-sonnet-5-5", adaptertest.Ptr(1000), 1000, false},
+	} {
+		p, srv := adaptertest.Start(t, adapter, okScript)
+		req := adaptertest.UserRequest("Ada")
+		req.Model, req.Params.MaxTokens = tt.model, tt.set
+		if _, err := p.Generate(adaptertest.Context(t), req, nil); err != nil {
+			t.Fatalf("%s: Generate: %v", tt.model, err)
+		}
+		r := srv.Requests()[0]
+		if got := *r.Parsed.Params.MaxTokens; got != tt.want || r.Stream != tt.stream {
+			t.Errorf("%s (max_tokens %v): sent max_tokens %d, stream %v; want %d, %v", tt.model, tt.set, got, r.Stream, tt.want, tt.stream)
+		}
+	}
+}

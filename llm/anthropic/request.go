@@ -9,6 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 // buildParams translates a neutral request into Messages API parameters.
@@ -17,8 +18,10 @@ func buildParams(req *llm.Request) (sdk.MessageNewParams, error) {
 		return sdk.MessageNewParams{}, fmt.Errorf("no model named")
 	}
 	params := sdk.MessageNewParams{
-		Model:     sdk.Model(req.Model),
-		MaxTokens: DefaultMaxTokens,
+		Model: sdk.Model(req.Model),
+		// The model's own output limit (thinking counts against it), so
+		// that a turn which thinks long is not cut at an arbitrary 4096.
+		MaxTokens: int64(capability.MaxOutput("anthropic/"+req.Model, DefaultMaxTokens)),
 	}
 	if req.Params.MaxTokens != nil {
 		if *req.Params.MaxTokens < 1 {
