@@ -432,6 +432,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	runCtx = e.observeCalls(runCtx, s)
 
 	tools := e.toolsFor(s, r)
+	runCtx = e.withTodoList(runCtx, s, tools)
 	policy := e.policyFor(s, tools)
 	tools = withResultHooks(tools, s)
 	e.record(ctx, s, r, start)

@@ -3,6 +3,8 @@ package delegate
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/deputyhq/deputy/tool"
 )
 
 // eventFields is the JSON object of an event's fields in the ledger. It is
@@ -46,6 +48,32 @@ func (f *eventFields) strs(k string, v []string) {
 			f.b = append(f.b, ',')
 		}
 		f.b = appendJSONString(f.b, s)
+	}
+	f.b = append(f.b, ']')
+}
+
+// todos writes a task list as encoding/json would: a list of objects in
+// TodoItem's field order, empty optional fields left out.
+func (f *eventFields) todos(k string, items []tool.TodoItem) {
+	f.key(k)
+	f.b = append(f.b, '[')
+	for i, t := range items {
+		if i > 0 {
+			f.b = append(f.b, ',')
+		}
+		f.b = append(f.b, `{"content":`...)
+		f.b = appendJSONString(f.b, t.Content)
+		f.b = append(f.b, `,"status":`...)
+		f.b = appendJSONString(f.b, t.Status)
+		for _, opt := range [...]struct{ k, v string }{{"activeForm", t.ActiveForm}, {"priority", t.Priority}, {"id", t.ID}} {
+			if opt.v != "" {
+				f.b = append(f.b, ',')
+				f.b = appendJSONString(f.b, opt.k)
+				f.b = append(f.b, ':')
+				f.b = appendJSONString(f.b, opt.v)
+			}
+		}
+		f.b = append(f.b, '}')
 	}
 	f.b = append(f.b, ']')
 }

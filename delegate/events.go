@@ -6,6 +6,7 @@ import (
 
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // EventType names what happened. The first six are the subagent
@@ -41,6 +42,9 @@ const (
 	// EventDequeued: it may start (Duration is the wait). Not stored.
 	EventQueued   EventType = "queued"
 	EventDequeued EventType = "dequeued"
+	// EventTodos: the run's task list changed (todo_write); Todos is the
+	// whole list as it is now. Stored, so runs show keeps each version.
+	EventTodos EventType = "todos"
 )
 
 // Transient reports whether events of this type are only for live
@@ -99,6 +103,8 @@ type Event struct {
 	// CostUSD is, on the EventProgress of a model call that finished, what
 	// the call cost (Options.Prices); nil when its model has no price.
 	CostUSD *float64
+	// Todos is the run's task list, on EventTodos.
+	Todos []tool.TodoItem
 }
 
 // Listener receives events. It is called synchronously from the runs'

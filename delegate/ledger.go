@@ -334,6 +334,9 @@ func (e *Engine) storeEvent(ctx context.Context, ev *Event) {
 	if ev.Status != "" {
 		f.str("status", string(ev.Status))
 	}
+	if ev.Type == EventTodos {
+		f.todos("todos", ev.Todos)
+	}
 	ended := ev.Type == EventComplete || ev.Type == EventError
 	if ended {
 		f.int("tokens", ev.Tokens)

@@ -10,6 +10,7 @@ import (
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // StreamVersion is the version of the JSON event stream's schema
@@ -64,6 +65,9 @@ type StreamEvent struct {
 	OriginalSize  int `json:"original_size,omitempty"`
 	TruncatedSize int `json:"truncated_size,omitempty"`
 	MaxDepth      int `json:"max_depth,omitempty"`
+
+	// Todos is the run's whole task list, on todos.
+	Todos []tool.TodoItem `json:"todos,omitempty"`
 }
 
 // Stream writes the engine's events as JSON lines (`deputy run
@@ -137,6 +141,11 @@ func StreamEventOf(ev delegate.Event) (StreamEvent, bool) {
 		se.MaxTurns, se.AllowedTools, se.ToolCallID = ev.MaxTurns, ev.AllowedTools, ev.ToolCallID
 	case delegate.EventDequeued:
 		se.WaitMS = ms(ev.Duration)
+	case delegate.EventTodos:
+		se.Todos = ev.Todos
+		if se.Todos == nil {
+			se.Todos = []tool.TodoItem{} // a cleared list is [], not absent
+		}
 	}
 	se.Status, se.Error, se.Quota, se.Envelope = string(ev.Status), ev.Error, ev.Quota, ev.Envelope
 	if ev.Envelope != nil {

@@ -85,13 +85,13 @@ func TestParseAgentMarkdownLenient(t *testing.T) {
 	if a == nil || diags.HasErrors() {
 		t.Fatalf("agent %v, diagnostics:\n%s", a, diags)
 	}
-	if a.Description != "Use when: designing APIs, e.g. REST: GraphQL" || a.Model != "anthropic/claude-haiku-4-5" || !cmp.Equal(a.Tools, []string{"read_file"}) {
+	if a.Description != "Use when: designing APIs, e.g. REST: GraphQL" || a.Model != "anthropic/claude-haiku-4-5" || !cmp.Equal(a.Tools, []string{"read_file", "todo_write"}) {
 		t.Errorf("agent %+v", a)
 	}
 	want := []string{
 		"warning: api-designer.md:4: version: unknown key; ignored",
 		"warning: api-designer.md:5: tags: unknown key; ignored",
-		`warning: api-designer.md:7: tools: "Task", "WebSearch", "TodoWrite" are Claude Code tools deputy does not have; they are left out`,
+		`warning: api-designer.md:7: tools: "Task", "WebSearch" are Claude Code tools deputy does not have; they are left out`,
 	}
 	if d := cmp.Diff(want, configtest.DiagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)

@@ -80,7 +80,7 @@ func mapAgent(f config.Fields, a *config.Agent) {
 var toolNamesMap = map[string]string{
 	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file",
 	"Glob": "find_path", "Grep": "grep", "LS": "list_directory", "Bash": "terminal", "WebFetch": "fetch",
-	"AskUserQuestion": "ask_user",
+	"AskUserQuestion": "ask_user", "TodoWrite": "todo_write", "TodoRead": "todo_read",
 }
 
 // spawnTools takes Claude Code's Agent(a, b) entries (Task(a, b), the
@@ -115,7 +115,7 @@ func spawnTools(tools []string) (spawn, rest []string) {
 // toolNames translates Claude Code tool names in a Markdown agent's tools
 // list: Claude Code's names become deputy's, "*" stays ToolsAll, and
 // mcp__server__tool names stay as written for an MCP server to provide.
-// A Claude Code tool deputy has no counterpart for (WebSearch, TodoWrite,
+// A Claude Code tool deputy has no counterpart for (WebSearch,
 // Task, Skill, SendMessage, Agent(...), ...: any other name in Claude
 // Code's capitalized style) is left out with a warning; other names pass
 // through for lint to check.

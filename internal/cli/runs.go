@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,9 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
+	"github.com/deputyhq/deputy/tool"
 )
 
 func newRunsCmd(g *globalFlags) *cobra.Command {
@@ -200,6 +204,7 @@ listed at the end; 'deputy runs tree' shows the whole tree.`,
 			printRunHeader(out, c.Run)
 			printAttempts(out, c.Attempts)
 			printConversationSection(out, c)
+			printTodos(out, c)
 			printMemory(out, c)
 			printChildren(out, c.Children)
 			return nil
@@ -223,6 +228,8 @@ type conversation struct {
 	Memory []memoryView `json:"memory,omitempty"`
 	// Scratchpad is the notes of the run's tree.
 	Scratchpad []noteView `json:"scratchpad,omitempty"`
+	// Todos is the run's task list as todo_write last set it.
+	Todos []tool.TodoItem `json:"todos,omitempty"`
 }
 
 // memoryView is one entry of an agent's memory.
@@ -293,6 +300,9 @@ func loadConversation(cmd *cobra.Command, st *store.Store, id string, lastOf ...
 	for _, n := range notes {
 		c.Scratchpad = append(c.Scratchpad, noteView{Key: n.Key, Value: n.Value, Agent: n.Agent, RunID: n.RunID, At: n.At})
 	}
+	if c.Todos, err = lastTodos(ctx, st, r.ID); err != nil {
+		return nil, failed(err)
+	}
 	byID := map[string]*store.Run{}
 	for i := range tree {
 		byID[tree[i].ID] = &tree[i]
@@ -326,6 +336,35 @@ func printConversationSection(out io.Writer, c *conversation) {
 
 // printMemory shows what the run added to its agent's memory and the
 // scratchpad of its tree.
+// lastTodos is the task list of run id's last todos event, nil when it
+// kept none.
+func lastTodos(ctx context.Context, st *store.Store, id string) ([]tool.TodoItem, error) {
+	evs, err := st.Events(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type != string(delegate.EventTodos) {
+			continue
+		}
+		var f struct {
+			Todos []tool.TodoItem `json:"todos"`
+		}
+		if err := json.Unmarshal(evs[i].Fields, &f); err != nil {
+			return nil, fmt.Errorf("run %s: its task list: %w", id, err)
+		}
+		return f.Todos, nil
+	}
+	return nil, nil
+}
+
+func printTodos(out io.Writer, c *conversation) {
+	if len(c.Todos) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\ntasks (%s):\n%s\n", live.TodoProgress(c.Todos), indent(tool.FormatTodos(c.Todos), "  "))
+}
+
 func printMemory(out io.Writer, c *conversation) {
 	for _, m := range c.Memory {
 		fmt.Fprintf(out, "\nmemory (added to %s's):\n", m.Agent)

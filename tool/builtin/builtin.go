@@ -32,6 +32,7 @@ const (
 	Terminal      = "terminal"
 	Fetch         = "fetch"
 	AskUser       = "ask_user"
+	// TodoWrite and TodoRead are in todo.go.
 )
 
 // Defaults for the zero values of Options.
@@ -88,7 +89,7 @@ type Options struct {
 }
 
 // names lists every built-in tool in the order New registers them.
-var names = []string{ReadFile, WriteFile, EditFile, ListDirectory, FindPath, Grep, Terminal, Fetch, AskUser}
+var names = []string{ReadFile, WriteFile, EditFile, ListDirectory, FindPath, Grep, Terminal, Fetch, AskUser, TodoWrite, TodoRead}
 
 // Names returns the names of all built-in tools, for reserving them against
 // user-defined tools. The group name tool.FileOps is reserved too.
@@ -122,6 +123,8 @@ func New(opts Options) *tool.Registry {
 		terminalTool(e),
 		newFetchTool(e, nil),
 		askUserTool(e),
+		todoWriteTool(),
+		todoReadTool(),
 	)
 }
 

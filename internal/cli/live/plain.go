@@ -10,6 +10,7 @@ import (
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // Plain prints what each agent of a tree does as lines, indented by depth
@@ -57,9 +58,36 @@ func (p *Plain) Listen(ev delegate.Event) {
 		p.printf(ev.Depth, "%s: queued for a model-call slot", n)
 	case delegate.EventDequeued:
 		p.printf(ev.Depth, "%s: got a slot after %s", n, Round(ev.Duration))
+	case delegate.EventTodos:
+		p.todos(n, ev)
 	case delegate.EventProgress:
 		p.loop(n, ev)
 	}
+}
+
+// todos prints a run's new task list, one task a line under its name.
+func (p *Plain) todos(n string, ev delegate.Event) {
+	if len(ev.Todos) == 0 {
+		p.printf(ev.Depth, "%s: tasks cleared", n)
+		return
+	}
+	p.printf(ev.Depth, "%s: tasks (%s)\n%s", n, TodoProgress(ev.Todos),
+		indentLines(tool.FormatTodos(ev.Todos), strings.Repeat("  ", ev.Depth+1)))
+}
+
+// TodoProgress is how far a task list is: "2/5 done".
+func TodoProgress(items []tool.TodoItem) string {
+	done := 0
+	for _, t := range items {
+		if t.Status == tool.TodoCompleted || t.Status == tool.TodoCancelled {
+			done++
+		}
+	}
+	return fmt.Sprintf("%d/%d done", done, len(items))
+}
+
+func indentLines(s, indent string) string {
+	return indent + strings.ReplaceAll(s, "\n", "\n"+indent)
 }
 
 func (p *Plain) finished(n string, ev delegate.Event) {

@@ -8,6 +8,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/deputyhq/deputy/tool"
 )
 
 // Layout is what Render needs besides the tree.
@@ -75,6 +77,15 @@ func Render(s Snapshot, l Layout) (string, []string) {
 		nameW = max(nameW, 2*r.Depth+len(r.Label)+1+ShortIDLen+2)
 	}
 	nameW = min(nameW, l.Width/3)
+	// A running run's task list shows as one line under it, where the
+	// rows leave room for all of them.
+	withTasks := 0
+	for _, id := range shown {
+		if r := s.Rows[id]; !r.Done() && len(r.Todos) > 0 {
+			withTasks++
+		}
+	}
+	showTasks := !l.Final && len(shown)+withTasks <= room
 	b.WriteString(style(styleDim, ansi.Truncate(fmt.Sprintf("  %-*s %-32s %5s %7s %8s %7s  %s", nameW, "AGENT", "STATE", "TURNS", "TOKENS", "COST", "TIME", "TASK"), l.Width, "")))
 	b.WriteByte('\n')
 	for _, id := range shown {
@@ -110,6 +121,11 @@ func Render(s Snapshot, l Layout) (string, []string) {
 		}
 		b.WriteString(ansi.Truncate(line, l.Width, "…"))
 		b.WriteByte('\n')
+		if showTasks && !r.Done() && len(r.Todos) > 0 {
+			task := fmt.Sprintf("  %s  ↳ %s (%s)", strings.Repeat("  ", r.Depth), CurrentTask(r.Todos), TodoProgress(r.Todos))
+			b.WriteString(style(styleDim, ansi.Truncate(task, l.Width, "…")))
+			b.WriteByte('\n')
+		}
 	}
 	if left := len(s.Order) - len(shown); left > 0 && !l.Final {
 		b.WriteString(style(styleDim, fmt.Sprintf("  … %d more not shown", left)))
@@ -121,6 +137,26 @@ func Render(s Snapshot, l Layout) (string, []string) {
 	}
 	b.WriteString(ansi.Truncate(foot, l.Width, "…"))
 	return b.String(), shown
+}
+
+// CurrentTask is the task a list says is being done: the first in
+// progress (as its active form where it has one), else the first pending,
+// else the last one.
+func CurrentTask(items []tool.TodoItem) string {
+	for _, t := range items {
+		if t.Status == tool.TodoInProgress {
+			if t.ActiveForm != "" {
+				return t.ActiveForm
+			}
+			return t.Content
+		}
+	}
+	for _, t := range items {
+		if t.Status == tool.TodoPending {
+			return "next: " + t.Content
+		}
+	}
+	return items[len(items)-1].Content
 }
 
 func pad(s string, n int) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // feed builds a tree from events as the engine would send them.
@@ -136,5 +137,28 @@ func TestRenderCost(t *testing.T) {
 	text, _ = Render(tr.Snapshot(), Layout{Plain: true, Now: t0})
 	if !strings.Contains(text, "tokens · $0.0150 · ") {
 		t.Errorf("footer after the envelope priced the last child:\n%s", text)
+	}
+}
+
+// A running run's task list shows as one line under its row: the task in
+// progress and how far the list is; a finished run's does not.
+func TestRenderShowsTaskList(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tr := NewTree()
+	root, child := "01ROOT00000000000000ROOT01", "01CHILD000000000000CHILD1"
+	feed(tr, delegate.Event{Type: delegate.EventRunStart, RunID: root, Label: "lead", Task: "plan", Time: t0},
+		delegate.Event{Type: delegate.EventSpawn, RunID: child, ParentID: root, Depth: 1, Label: "coder", Task: "fix it", Time: t0},
+		delegate.Event{Type: delegate.EventTodos, RunID: child, Depth: 1, Time: t0, Todos: []tool.TodoItem{
+			{Content: "Read the code", Status: tool.TodoCompleted},
+			{Content: "Run the tests", Status: tool.TodoInProgress, ActiveForm: "Running the tests"},
+			{Content: "Fix the bug", Status: tool.TodoPending}}})
+	text, _ := Render(tr.Snapshot(), Layout{Width: 120, Height: 30, Now: t0.Add(time.Second), Plain: true})
+	if !strings.Contains(text, "↳ Running the tests (1/3 done)") {
+		t.Fatalf("no task line in:\n%s", text)
+	}
+	feed(tr, delegate.Event{Type: delegate.EventComplete, RunID: child, Depth: 1, Status: delegate.StatusOK, Time: t0.Add(time.Second)})
+	text, _ = Render(tr.Snapshot(), Layout{Width: 120, Height: 30, Now: t0.Add(2 * time.Second), Plain: true})
+	if strings.Contains(text, "↳") {
+		t.Fatalf("a finished run's tasks still shown:\n%s", text)
 	}
 }

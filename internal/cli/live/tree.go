@@ -10,6 +10,7 @@ import (
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/tool"
 )
 
 // Tree is what the live view knows of a running tree, built from the
@@ -41,6 +42,8 @@ type Row struct {
 	Tokens      int64
 	Cost        float64
 	CostUnknown bool
+	// Todos is the run's task list as todo_write last set it.
+	Todos []tool.TodoItem
 
 	// inCall: a model call is in flight; queued: it waits for a slot.
 	inCall, queued bool
@@ -148,6 +151,8 @@ func (t *Tree) Listen(ev delegate.Event) {
 		r.queued = true
 	case delegate.EventDequeued:
 		r.queued = false
+	case delegate.EventTodos:
+		r.Todos = ev.Todos
 	case delegate.EventProgress:
 		t.loop(r, ev)
 	}
