@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/deputyhq/deputy/tool"
 )
 
 // FuzzToolArgs: every built-in tool that touches only the working directory
@@ -22,8 +25,11 @@ func FuzzToolArgs(f *testing.F) {
 		ListDirectory: {`{}`, `{"path":"dir"}`, `{"path":".."}`},
 		FindPath:      {`{"glob":"**/*.txt"}`, `{"glob":"["}`, `{"glob":"../**"}`},
 		Grep:          {`{"pattern":"one"}`, `{"pattern":"(","path":"dir"}`, `{"pattern":"o","include":"*.txt"}`},
+		TodoWrite: {`{"todos":[{"content":"a","status":"in_progress","activeForm":"A-ing"}]}`, `{"todos":[{"content":"","status":"x"}]}`,
+			`{"todos":[{"id":"1","content":"b","status":"cancelled","priority":"low"}]}`, `{"todos":[]}`, `{"todos":null}`},
+		TodoRead: {`{}`},
 	}
-	names := []string{ReadFile, WriteFile, EditFile, ListDirectory, FindPath, Grep}
+	names := []string{ReadFile, WriteFile, EditFile, ListDirectory, FindPath, Grep, TodoWrite, TodoRead}
 	for i, n := range names {
 		for _, s := range seeds[n] {
 			f.Add(uint8(i), []byte(s))
@@ -44,8 +50,16 @@ func FuzzToolArgs(f *testing.F) {
 		tl, _ := r.Get(names[int(which)%len(names)])
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		if _, err := tl.Run(ctx, json.RawMessage(raw)); err != nil {
+		list := &tool.TodoList{}
+		before := []tool.TodoItem{{Content: "kept", Status: tool.TodoPending}}
+		list.Set(before)
+		ctx = tool.WithTodoList(ctx, list)
+		res, err := tl.Run(ctx, json.RawMessage(raw))
+		if err != nil {
 			t.Fatalf("%s(%s): Go error %v", tl.Spec().Name, raw, err)
+		}
+		if res.IsError && !slices.Equal(list.Items(), before) {
+			t.Fatalf("%s(%s) was refused but changed the task list to %+v", tl.Spec().Name, raw, list.Items())
 		}
 		// Nothing appeared next to the working directory.
 		entries, _ := os.ReadDir(filepath.Dir(dir))
