@@ -304,10 +304,15 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 		req.Output = r.spec.Output.schema
 	}
 	var onEvent llm.StreamFunc
+	streamedThinking := false
 	if r.spec.Stream && r.spec.OnEvent != nil {
 		onEvent = func(ev llm.StreamEvent) {
-			if ev.Kind == llm.EventTextDelta {
+			switch ev.Kind {
+			case llm.EventTextDelta:
 				r.emit(Event{Kind: EventTextDelta, Turn: turn, Text: ev.Text})
+			case llm.EventReasoningDelta:
+				streamedThinking = true
+				r.emit(Event{Kind: EventReasoningDelta, Turn: turn, Text: ev.Text})
 			}
 		}
 	}
@@ -325,6 +330,10 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 		return nil, err
 	}
 	r.res.Usage = r.res.Usage.Add(resp.Usage)
+	if !streamedThinking && resp.Message.Reasoning != "" {
+		// Not streamed: the watchers see it all at once.
+		r.emit(Event{Kind: EventReasoningDelta, Turn: turn, Text: resp.Message.Reasoning})
+	}
 	r.emit(Event{Kind: EventModelEnd, Turn: turn, Duration: time.Since(start), Usage: resp.Usage, Finish: resp.FinishReason, Model: resp.Model})
 	return resp, nil
 }

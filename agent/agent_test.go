@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -317,5 +318,56 @@ func TestResumeCountsEarlierTurns(t *testing.T) {
 	var mt *agent.MaxTurnsError
 	if !errors.As(err, &mt) || mt.Limit != 3 || len(p.Requests()) != 1 {
 		t.Fatalf("err %v after %d calls, want the limit of 3 reached after one more call", err, len(p.Requests()))
+	}
+}
+
+// The model's thinking reaches the watchers as reasoning deltas, apart
+// from the answer's text: as the provider streams it, or whole once the
+// call ends where it did not. It is never the output.
+func TestReasoningIsItsOwnEvent(t *testing.T) {
+	turn := 0
+	p := llm.ProviderFunc{ProviderName: "p", Fn: func(ctx context.Context, req *llm.Request, on llm.StreamFunc) (*llm.Response, error) {
+		turn++
+		if turn%2 == 1 {
+			if on != nil {
+				on(llm.StreamEvent{Kind: llm.EventReasoningDelta, Text: "list "})
+				on(llm.StreamEvent{Kind: llm.EventReasoningDelta, Text: "first"})
+			}
+			resp := toolsResp(call("a", "noop", `{}`))
+			resp.Message.Reasoning = "list first"
+			return resp, nil
+		}
+		if on != nil {
+			on(llm.StreamEvent{Kind: llm.EventTextDelta, Text: "hi"})
+		}
+		resp := textResp("hi")
+		resp.Message.Reasoning = "now answer" // a provider that does not stream its summary
+		return resp, nil
+	}}
+	noop := tool.New("noop", "nothing", func(ctx context.Context, _ struct{}) (tool.Result, error) { return tool.Text("ok"), nil })
+	for _, stream := range []bool{true, false} {
+		var thinking, text []string
+		res, err := agent.Run(context.Background(), agent.Spec{Provider: p, Messages: []llm.Message{llm.UserMessage("go")},
+			Tools: tool.NewRegistry(noop), Stream: stream, OnEvent: func(ev agent.Event) {
+				switch ev.Kind {
+				case agent.EventReasoningDelta:
+					thinking = append(thinking, fmt.Sprintf("%d:%s", ev.Turn, ev.Text))
+				case agent.EventTextDelta:
+					text = append(text, ev.Text)
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "1:list |1:first|2:now answer"
+		if !stream {
+			want = "1:list first|2:now answer"
+		}
+		if got := strings.Join(thinking, "|"); got != want {
+			t.Errorf("stream %v: reasoning events %q, want %q", stream, got, want)
+		}
+		if res.Output != "hi" || strings.Join(text, "") != map[bool]string{true: "hi"}[stream] {
+			t.Errorf("stream %v: output %q, text deltas %q", stream, res.Output, text)
+		}
 	}
 }

@@ -29,11 +29,18 @@ const (
 	// EventRetry: a model call failed and will be tried again (Attempt,
 	// the attempt that failed; Err; Duration, the wait before the next).
 	EventRetry
+	// EventReasoningDelta: a piece of the readable summary of the model's
+	// thinking (Text), never answer text: as it streams, or the whole of
+	// it once the call ends where the provider did not stream it. It is
+	// for whoever watches the run; the answer's Message.Reasoning holds
+	// all of it.
+	EventReasoningDelta
 )
 
 var eventNames = map[EventKind]string{
 	EventModelStart: "model_start", EventTextDelta: "text_delta", EventModelEnd: "model_end",
 	EventMessage: "message", EventToolStart: "tool_start", EventToolEnd: "tool_end", EventToolPanic: "tool_panic", EventRetry: "retry",
+	EventReasoningDelta: "reasoning_delta",
 }
 
 func (k EventKind) String() string { return eventNames[k] }

@@ -173,6 +173,8 @@ func loopEvent(se StreamEvent, ev delegate.Event) (StreamEvent, bool) {
 		se.Type, se.Attempt, se.WaitMS, se.Error = "retry", a.Attempt, ms(a.Duration), a.Err.Error()
 	case agent.EventTextDelta:
 		se.Type, se.Text = "text_delta", &a.Text
+	case agent.EventReasoningDelta:
+		se.Type, se.Text = "reasoning_delta", &a.Text
 	case agent.EventToolStart:
 		args := string(a.Call.Arguments)
 		se.Type, se.Tool, se.CallID, se.Arguments = "tool_call_started", a.Call.Name, a.Call.ID, &args

@@ -117,6 +117,12 @@ func (p *Plain) loop(n string, ev delegate.Event) {
 			return
 		}
 		p.printf(ev.Depth, "%s: model call %d: %d in / %d out tokens, %s", n, a.Turn, a.Usage.InputTokens, a.Usage.OutputTokens, Round(a.Duration))
+	case agent.EventMessage:
+		if m := a.Message; m.Role == llm.RoleAssistant && m.Reasoning != "" {
+			// The summary of the model's thinking, once the call is over
+			// (its deltas would be a line each).
+			p.printf(ev.Depth, "%s: thinking: %s", n, Excerpt(m.Reasoning, 300))
+		}
 	case agent.EventRetry:
 		p.printf(ev.Depth, "%s: model call %d, attempt %d failed (%s); retrying in %s", n, a.Turn, a.Attempt, retryReason(a.Err), Round(a.Duration))
 	case agent.EventToolStart:

@@ -30,6 +30,7 @@ var (
 	styleName     = lipgloss.NewStyle().Bold(true)
 	styleDim      = lipgloss.NewStyle().Faint(true)
 	styleThinking = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
+	styleThought  = lipgloss.NewStyle().Foreground(lipgloss.Color("6")).Italic(true).Faint(true)
 	styleTool     = lipgloss.NewStyle().Foreground(lipgloss.Color("4"))
 	styleRetry    = lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)
 	styleFailed   = lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)
@@ -115,7 +116,7 @@ func Render(s Snapshot, l Layout) (string, []string) {
 			marker = "› "
 		}
 		line := fmt.Sprintf("%s%s %s %5d %7s %8s %7s  %s", marker, style(styleName, pad(name, nameW)), style(st, pad(state, 32)),
-			r.Turns, tokens(subtreeTokens(s, id)), USD(subtreeCost(s, id)), elapsed(r, l.Now), Excerpt(r.Task, 200))
+			r.Turns, tokens(subtreeTokens(s, id)), USD(subtreeCost(s, id)), elapsed(r, l.Now), lastColumn(r, style))
 		if id == l.Selected && !l.Plain {
 			line = styleSelected.Render(marker) + line[len(marker):]
 		}
@@ -157,6 +158,26 @@ func CurrentTask(items []tool.TodoItem) string {
 		}
 	}
 	return items[len(items)-1].Content
+}
+
+// lastColumn is a row's task, or while it works and its model thinks
+// aloud (where its provider says), the latest words of that thinking,
+// marked apart from any answer.
+func lastColumn(r *Row, style func(lipgloss.Style, string) string) string {
+	if r.Thought != "" && !r.Done() {
+		return style(styleThought, "~ "+thoughtEnd(r.Thought, 80))
+	}
+	return Excerpt(r.Task, 200)
+}
+
+// thoughtEnd is the end of s on one line, at most n bytes, led by "…"
+// when cut.
+func thoughtEnd(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return "…" + tail(s, n)
 }
 
 func pad(s string, n int) string {

@@ -162,3 +162,40 @@ func TestRenderShowsTaskList(t *testing.T) {
 		t.Fatalf("a finished run's tasks still shown:\n%s", text)
 	}
 }
+
+// A row whose model thinks aloud shows the end of its thinking, marked,
+// in place of its task while it works; the next call starts afresh, and a
+// finished row shows its task again. -v prints a turn's thinking once, as
+// its own line, never as the answer.
+func TestRenderAndPrintThinking(t *testing.T) {
+	t0 := time.Now()
+	id := "R00000000000000000000ROOT1"
+	tr := NewTree()
+	think := func(text string) delegate.Event {
+		return progress(id, "", 0, agent.Event{Kind: agent.EventReasoningDelta, Turn: 1, Text: text}, t0)
+	}
+	feed(tr, delegate.Event{Type: delegate.EventRunStart, RunID: id, Label: "lead", Task: "sort the files", Time: t0},
+		progress(id, "", 0, agent.Event{Kind: agent.EventModelStart, Turn: 1}, t0),
+		think("The user wants the files sorted.\nFirst "), think(strings.Repeat("x", 500)), think(" then list them"))
+	text, _ := Render(tr.Snapshot(), Layout{Plain: true, Width: 200, Now: t0})
+	if !strings.Contains(text, "~ …"+strings.Repeat("x", 65)+" then list them\n") || strings.Contains(text, "sort the files") {
+		t.Errorf("thinking not shown in place of the task:\n%s", text)
+	}
+	feed(tr, progress(id, "", 0, agent.Event{Kind: agent.EventModelStart, Turn: 2}, t0))
+	if text, _ := Render(tr.Snapshot(), Layout{Plain: true, Now: t0}); strings.Contains(text, "~ ") || !strings.Contains(text, "sort the files") {
+		t.Errorf("the next call still shows the last one's thinking:\n%s", text)
+	}
+	feed(tr, think("done now"), delegate.Event{Type: delegate.EventRunEnd, RunID: id, Status: delegate.StatusOK, Time: t0})
+	if text, _ := Render(tr.Snapshot(), Layout{Plain: true, Now: t0}); strings.Contains(text, "done now") {
+		t.Errorf("a finished row shows thinking:\n%s", text)
+	}
+
+	var b strings.Builder
+	p := NewPlain(&b)
+	answer := llm.Message{Role: llm.RoleAssistant, Content: "sorted", Reasoning: "The user wants\nthe files sorted."}
+	p.Listen(progress(id, "", 0, agent.Event{Kind: agent.EventReasoningDelta, Turn: 1, Text: "The user"}, t0))
+	p.Listen(delegate.Event{Type: delegate.EventProgress, RunID: id, Label: "lead", Time: t0, Agent: &agent.Event{Kind: agent.EventMessage, Message: &answer}})
+	if got, want := b.String(), "lead#0ROOT1: thinking: The user wants the files sorted.\n"; got != want {
+		t.Errorf("-v printed %q, want %q", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/deputyhq/deputy/llm"
 )
@@ -29,6 +30,18 @@ func ShortID(id string) string {
 // character boundary, marked with "…").
 func Excerpt(s string, n int) string {
 	return llm.ClipMessage(strings.Join(strings.Fields(s), " "), n)
+}
+
+// tail is the last n bytes of s at most, cut on a character boundary.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }
 
 // Round shows a duration with few digits: milliseconds below a second,

@@ -50,6 +50,9 @@ type Row struct {
 	// retryUntil and retryWhy: a failed call waits to be tried again.
 	retryUntil time.Time
 	retryWhy   string
+	// Thought is the end of the summary of the model's thinking in its
+	// current or last call, where the provider gives one ("" when none).
+	Thought string
 	// tools counts tool calls in flight by name.
 	tools map[string]int
 	// lastActive is when the run last did something: the busiest rows
@@ -164,6 +167,9 @@ func (t *Tree) loop(r *Row, ev delegate.Event) {
 	case agent.EventModelStart:
 		r.inCall = true
 		r.Turns = max(r.Turns, a.Turn)
+		r.Thought = ""
+	case agent.EventReasoningDelta:
+		r.Thought = tail(r.Thought+a.Text, thoughtMax)
 	case agent.EventModelEnd:
 		r.inCall, r.queued, r.retryUntil = false, false, time.Time{}
 		r.Tokens += a.Usage.Total()
@@ -184,6 +190,10 @@ func (t *Tree) loop(r *Row, ev delegate.Event) {
 		}
 	}
 }
+
+// thoughtMax bounds what a row keeps of a call's thinking: the view shows
+// its end, on one line.
+const thoughtMax = 400
 
 // retryWhy is the short reason of a retry: "429", "503", "server error".
 func retryWhy(err error) string {
