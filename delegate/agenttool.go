@@ -44,15 +44,10 @@ func (e *Engine) AgentTool(a *config.Agent, name, description string) tool.Tool 
 		if strings.TrimSpace(in.Task) == "" {
 			return tool.Errorf("Error: %s needs a non-empty task.", name), nil
 		}
-		parent := ScopeFrom(ctx)
-		if parent == nil {
+		if ScopeFrom(ctx) == nil {
 			return tool.Errorf("Error: %s can only run inside an agent run of its engine.", name), nil
 		}
-		var timeout time.Duration
-		if parent.agent != nil {
-			timeout = parent.agent.SubAgentsConfig.Timeout
-		}
-		env := e.agentChild(ctx, parent, a, timeout, in.Task, in.Context)
+		env := e.Delegate(ctx, KindCallAgent, a, in.Task, in.Context)
 		if env.OK() {
 			return tool.Text(env.Output), nil
 		}
@@ -64,8 +59,8 @@ func (e *Engine) AgentTool(a *config.Agent, name, description string) tool.Tool 
 	})}
 }
 
-// agentTool marks a tool AgentTool made: it starts an agent, so a
-// subquery, which may start none, is not offered it.
+// agentTool is a tool AgentTool made: a front door that starts an agent,
+// so a subquery, which may start none, is not offered it.
 type agentTool struct {
 	tool.Tool
 	name string
@@ -74,21 +69,45 @@ type agentTool struct {
 // Name is the tool's name, without inferring its schema (tool.Name).
 func (t agentTool) Name() string { return t.name }
 
-// withoutAgentTools is r without ask_user and the tools that start an
-// agent: what a subquery inherits of its caller's tools.
-func withoutAgentTools(r *tool.Registry) *tool.Registry {
-	drop := []string{ToolAskUser}
-	for _, n := range r.Names() {
-		if t, _ := r.Get(n); isAgentTool(t) {
-			drop = append(drop, n)
-		}
+// Kind is KindCallAgent: the agent runs as call_agent would run it.
+func (agentTool) Kind() Kind { return KindCallAgent }
+
+// Spawns is true: each call asks for a child.
+func (agentTool) Spawns() bool { return true }
+
+// Allow refuses an agent tool in a subquery, a leaf.
+func (t agentTool) Allow(p *Policy) error {
+	if p.Kind == KindSubquery {
+		return subqueryDepthViolation(t.name)
 	}
-	return r.Without(drop...)
+	return nil
 }
 
-func isAgentTool(t tool.Tool) bool {
-	_, ok := t.(agentTool)
-	return ok
+// Delegate runs agent a as a child of the run whose tool call ctx belongs
+// to, with kind (KindCallAgent when ""), through the engine exactly as
+// call_agent runs one: the child's own prompt, skill, files, model (or
+// its caller's, when it inherits) and workdir; its depth, its deadline
+// (the caller's [sub_agents_config] timeout, bounded by what the tree has
+// left), the tree's quotas (the call's place among them), budgets, policy,
+// events, hooks and ledger. It is what a front door's Run calls to spawn;
+// the envelope is the child's, or the refusal of a child that never ran.
+func (e *Engine) Delegate(ctx context.Context, kind Kind, a *config.Agent, task, taskContext string) *Envelope {
+	if kind == "" {
+		kind = KindCallAgent
+	}
+	parent := ScopeFrom(ctx)
+	if parent == nil || a == nil {
+		err := errors.New("delegation outside a run: no caller scope")
+		if a == nil {
+			err = errors.New("delegation of no agent")
+		}
+		return &Envelope{Kind: kind, Status: StatusError, Error: err.Error(), Err: err}
+	}
+	var timeout time.Duration
+	if parent.agent != nil {
+		timeout = parent.agent.SubAgentsConfig.Timeout
+	}
+	return e.agentChild(ctx, parent, kind, a, timeout, task, taskContext)
 }
 
 // FuncTool wraps a Go function with typed input and output as a tool. The
@@ -101,7 +120,7 @@ func isAgentTool(t tool.Tool) bool {
 // function calls run as its children. An error from fn is the model's to
 // read.
 func FuncTool[In, Out any](e *Engine, name, description string, fn func(ctx context.Context, in In) (Out, error)) tool.Tool {
-	return tool.New(name, description, func(ctx context.Context, in In) (tool.Result, error) {
+	return funcTool{tool.New(name, description, func(ctx context.Context, in In) (tool.Result, error) {
 		task, _ := json.Marshal(in)
 		env := e.runFunc(ctx, name, string(task), func(ctx context.Context) (json.RawMessage, error) {
 			out, err := fn(ctx, in)
@@ -114,8 +133,24 @@ func FuncTool[In, Out any](e *Engine, name, description string, fn func(ctx cont
 			return tool.Text(env.Output), nil
 		}
 		return tool.Errorf("Error: %s failed — %s", name, env.Error), nil
-	})
+	})}
 }
+
+// funcTool is a tool FuncTool made: a front door whose children are Go
+// functions, which may run anywhere, in a subquery too.
+type funcTool struct{ tool.Tool }
+
+// Name is the tool's name, without inferring its schema (tool.Name).
+func (t funcTool) Name() string { return tool.Name(t.Tool) }
+
+// Kind is KindTool.
+func (funcTool) Kind() Kind { return KindTool }
+
+// Spawns is true: each call runs one child.
+func (funcTool) Spawns() bool { return true }
+
+// Allow allows a function everywhere.
+func (funcTool) Allow(*Policy) error { return nil }
 
 // runFunc runs fn as a child scope of the caller in ctx.
 func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(context.Context) (json.RawMessage, error)) *Envelope {
@@ -125,12 +160,8 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 		return &Envelope{Kind: KindTool, Label: label, Status: StatusError, Error: err.Error(), Err: err}
 	}
 	tree := parent.tree
-	if err := tree.reserveSpawn(); err != nil {
-		ev := scopeEvent(EventQuotaExceeded, parent)
-		ev.ParentID, ev.Kind, ev.Depth = parent.RunID, KindTool, parent.Depth+1
-		ev.Label, ev.Error, ev.Quota = label, err.Error(), quotaName(err)
-		e.emit(&ev)
-		return &Envelope{Kind: KindTool, Label: label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
+	if err := parent.reserveQuota(ctx); err != nil {
+		return e.refuseSpawn(parent, &run{kind: KindTool, label: label}, err)
 	}
 	start := time.Now()
 	id := ledger.NewID()

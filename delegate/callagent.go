@@ -19,8 +19,43 @@ import (
 // context, nothing of the caller's history; the caller gets the child's
 // final text, or the spec's error line.
 
+// ToolCallAgent is the name of the call_agent tool.
+const ToolCallAgent = "call_agent"
+
+// callAgentDoor is call_agent as the engine offers it: to a run whose
+// agent has sub_agents, while its depth is below the max_depth in force.
+type callAgentDoor struct{ e *Engine }
+
+func (callAgentDoor) name() string { return ToolCallAgent }
+
+// Kind is KindCallAgent.
+func (callAgentDoor) Kind() Kind { return KindCallAgent }
+
+// Spawns is true: each call asks for a child.
+func (callAgentDoor) Spawns() bool { return true }
+
+// Allow refuses call_agent in a subquery (a leaf), and says why a run at
+// its depth limit was not offered it.
+func (callAgentDoor) Allow(p *Policy) error {
+	if p.Kind == KindSubquery {
+		return subqueryDepthViolation(ToolCallAgent)
+	}
+	if !p.Offered[ToolCallAgent] && p.CallAgentMaxDepth > 0 && p.Depth >= p.CallAgentMaxDepth {
+		return &PolicyError{Tool: ToolCallAgent, Msg: fmt.Sprintf("tool 'call_agent' is not available: the maximum delegation depth (%d) is reached at depth %d", p.CallAgentMaxDepth, p.Depth)}
+	}
+	return nil
+}
+
+func (callAgentDoor) offered(s *Scope, r *run) bool {
+	return r.agent != nil && len(r.agent.SubAgents) > 0 && s.Depth < s.maxDepth
+}
+
+func (d callAgentDoor) tool(_ *Scope, r *run) tool.Tool { return d.e.callAgentTool(r.agent) }
+
+// callAgentTool is call_agent as one caller is offered it: its
+// description lists the caller's sub-agents.
 type callAgentTool struct {
-	e      *Engine
+	callAgentDoor
 	caller *config.Agent
 	spec   llm.ToolSpec
 }
@@ -52,7 +87,7 @@ func (e *Engine) callAgentTool(caller *config.Agent) *callAgentTool {
 		"required": []string{"agent", "task"},
 	}
 	raw, _ := json.Marshal(schema)
-	return &callAgentTool{e: e, caller: caller, spec: llm.ToolSpec{Name: ToolCallAgent, Description: desc.String(), Parameters: raw}}
+	return &callAgentTool{callAgentDoor: callAgentDoor{e}, caller: caller, spec: llm.ToolSpec{Name: ToolCallAgent, Description: desc.String(), Parameters: raw}}
 }
 
 func (t *callAgentTool) Spec() llm.ToolSpec { return t.spec }
@@ -112,13 +147,13 @@ func (e *Engine) callAgent(ctx context.Context, caller *config.Agent, in callAge
 		err := fmt.Errorf("no agent named %q is defined", in.Agent)
 		return &Envelope{Kind: KindCallAgent, Label: in.Agent, Status: StatusError, Error: err.Error(), Err: err}
 	}
-	return e.agentChild(ctx, parent, child, caller.SubAgentsConfig.Timeout, in.Task, in.Context)
+	return e.agentChild(ctx, parent, KindCallAgent, child, caller.SubAgentsConfig.Timeout, in.Task, in.Context)
 }
 
 // agentChild spawns a defined agent as a child of the parent scope: the
 // child's model (or the parent's, when it inherits), its workdir (relative
 // to the parent's), and timeout (0: the default) as its own limit.
-func (e *Engine) agentChild(ctx context.Context, parent *Scope, child *config.Agent, timeout time.Duration, task, taskContext string) *Envelope {
+func (e *Engine) agentChild(ctx context.Context, parent *Scope, kind Kind, child *config.Agent, timeout time.Duration, task, taskContext string) *Envelope {
 	model := child.Model
 	if child.InheritsModel() {
 		model = parent.Model
@@ -127,9 +162,9 @@ func (e *Engine) agentChild(ctx context.Context, parent *Scope, child *config.Ag
 	if child.Workdir != "" {
 		workdir = child.ResolveWorkdir(parent.Workdir)
 	}
-	r, err := e.newAgentRun(parent.tree, child, KindCallAgent, model, workdir, task, taskContext)
+	r, err := e.newAgentRun(parent.tree, child, kind, model, workdir, task, taskContext)
 	if err != nil {
-		return &Envelope{Kind: KindCallAgent, Label: child.Name, Status: StatusError, Error: err.Error(), Err: err}
+		return &Envelope{Kind: kind, Label: child.Name, Status: StatusError, Error: err.Error(), Err: err}
 	}
 	r.timeout = timeout
 	if r.timeout <= 0 {

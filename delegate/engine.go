@@ -126,10 +126,11 @@ type Engine struct {
 	// refusedWarned holds the refusals (agent, setting, model) already
 	// logged: each is said once, however many runs the agent has.
 	refusedWarned sync.Map
-	// specNames is the set of Specializations' tool names
-	// (specializationNames).
-	specNames     map[string]bool
-	specNamesOnce sync.Once
+	// own are the tools the engine offers by itself, doors its front
+	// doors among them by name (ownTools); made once, at the first run.
+	own     []ownTool
+	doors   map[string]FrontDoor
+	ownOnce sync.Once
 }
 
 // New returns an engine that runs the agents agents defines, on the
@@ -304,10 +305,10 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 
 // refuseBelowSubquery refuses an agent run that a subquery would start.
 // A subquery is a leaf at depth 1 (llm-tool-specializations.md: no nested
-// sub-agents, depth above 1 refused). The guard refuses the delegation
-// tools it knows by name; this catches every other way to start one, such
-// as an AgentTool a library adds to the caller's tools, which a subquery
-// inherits. Nothing is reserved, recorded or run.
+// sub-agents, depth above 1 refused). The guard refuses the front doors
+// whose policy refuses a subquery, and a subquery does not inherit them;
+// this catches every other way to start one, such as an AgentTool called
+// by a FuncTool the subquery runs. Nothing is reserved, recorded or run.
 //
 //go:noinline
 func (e *Engine) refuseBelowSubquery(ctx context.Context, parent *Scope, r *run) *Envelope {
@@ -433,7 +434,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 
 	tools := e.toolsFor(s, r)
 	runCtx = e.withTodoList(runCtx, s, tools)
-	policy := e.policyFor(s, tools)
+	policy := e.policyFor(s)
 	tools = withResultHooks(tools, s)
 	e.record(ctx, s, r, start)
 	prior := r.resumed

@@ -238,6 +238,70 @@ rules:
 	// child: sum tool ok
 }
 
+// secondOpinion is a front door of the program's own: a delegation tool
+// the engine knows only by what it says of itself. Its calls run the
+// critic agent as a child of kind "second_opinion", and only a root agent
+// may call it.
+type secondOpinion struct{ tool.Tool }
+
+func (secondOpinion) Kind() delegate.Kind { return "second_opinion" }
+func (secondOpinion) Spawns() bool        { return true } // each call is one child, in call order under max_executions
+func (secondOpinion) Allow(p *delegate.Policy) error {
+	if p.Depth > 0 {
+		return &delegate.PolicyError{Tool: "second_opinion", Msg: "second_opinion is for the lead only"}
+	}
+	return nil
+}
+
+type opinionArgs struct {
+	Claim string `json:"claim" jsonschema:"the claim the critic should weigh"`
+}
+
+// ExampleFrontDoor adds a delegation tool of its own: a tool that
+// implements delegate.FrontDoor and spawns its child with Engine.Delegate.
+// The engine gives the child its scope, limits, events and ledger record,
+// and holds every call to the door's policy.
+func ExampleFrontDoor() {
+	lead, _ := config.ParseAgentTOML([]byte(`
+name = "lead"
+model = "script/team"
+system_prompt = "You are the lead."
+tools = ["second_opinion"]
+`), "lead.toml")
+	critic, _ := config.ParseAgentTOML([]byte(`
+name = "critic"
+model = "inherit"
+system_prompt = "You are the critic."
+tools = []
+`), "critic.toml")
+	model := llmtest.NewProvider(llmtest.MustParseScript(`
+rules:
+  - match: {system: "^You are the lead", last_role: user}
+    reply: {tool_calls: [{name: second_opinion, arguments: {claim: "Tabs beat spaces."}}]}
+  - match: {system: "^You are the lead", last_role: tool}
+    reply: {text: "The critic says: {{ index .ToolResults 0 }}"}
+  - match: {system: "^You are the critic"}
+    reply: {text: "it depends."}
+`))
+	engine := &delegate.Engine{Agents: config.NewAgentSet(lead, critic), Models: scriptModels{model}}
+	door := secondOpinion{tool.New("second_opinion", "Ask the critic for a second opinion on a claim.",
+		func(ctx context.Context, in opinionArgs) (tool.Result, error) {
+			env := engine.Delegate(ctx, "second_opinion", critic, in.Claim, "")
+			if !env.OK() {
+				return tool.Errorf("Error: the critic failed — %s", env.Error), nil
+			}
+			return tool.Text(env.Output), nil
+		})}
+	engine.Tools = func(string) *tool.Registry { return tool.NewRegistry(door) }
+
+	env := engine.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "Settle it.", Workdir: "."})
+	fmt.Println(env.Output)
+	fmt.Println("child:", env.Children[0].Label, env.Children[0].Kind, env.Children[0].Status)
+	// Output:
+	// The critic says: it depends.
+	// child: critic second_opinion ok
+}
+
 // ExampleHooks sets hooks for one run: every model request of the tree
 // gets a line added to its system prompt, and a tool call is refused.
 func ExampleHooks() {

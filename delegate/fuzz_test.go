@@ -25,14 +25,15 @@ func FuzzPolicyCheck(f *testing.F) {
 		f.Add(s.tool, s.kind, s.depth, "read_file,llm_query,code_review_llm", "code_review_llm,explorer_llm")
 	}
 	f.Fuzz(func(t *testing.T, name, kind string, depth int, offered, specs string) {
-		p := &delegate.Policy{Kind: delegate.Kind(kind), Depth: depth, Offered: set(offered), Specializations: set(specs),
+		doors := frontDoors(list(specs)...)
+		p := &delegate.Policy{Kind: delegate.Kind(kind), Depth: depth, Offered: set(offered), Doors: doors,
 			SubagentOn: depth%2 == 0, SubagentMaxDepth: 3, CallAgentMaxDepth: 2}
 		err := p.Check(name)
 		if err != nil && !errors.Is(err, delegate.ErrPolicy) {
 			t.Fatalf("refusal is not an ErrPolicy: %v", err)
 		}
 		if p.Kind == delegate.KindSubquery {
-			forbidden := name == "llm_query" || name == "ask_user" || p.Specializations[name] || name == "subagent" || name == "call_agent"
+			forbidden := name == "llm_query" || name == "ask_user" || set(specs)[name] || name == "subagent" || name == "call_agent"
 			if (forbidden || depth > 1) && err == nil {
 				t.Fatalf("subquery at depth %d allowed %q", depth, name)
 			}

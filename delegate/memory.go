@@ -179,11 +179,31 @@ type noteReadArgs struct {
 
 type noteListArgs struct{}
 
-// scratchpadTools are the three tools a scope of a tree with a scratchpad
-// gets; writes are recorded in the ledger under the writer's run.
-func (e *Engine) scratchpadTools(s *Scope) []tool.Tool {
+// scratchpadTool is one of the three tools every run of a tree with a
+// scratchpad is offered.
+type scratchpadTool struct {
+	e        *Engine
+	toolName string
+	make     func(e *Engine, s *Scope) tool.Tool
+}
+
+// scratchpadTools are the scratchpad's tools, as the engine offers them.
+func (e *Engine) scratchpadTools() []ownTool {
+	return []ownTool{scratchpadTool{e, ToolMemoryWrite, noteWriteTool}, scratchpadTool{e, ToolMemoryRead, noteReadTool},
+		scratchpadTool{e, ToolMemoryList, noteListTool}}
+}
+
+func (t scratchpadTool) name() string { return t.toolName }
+
+func (scratchpadTool) offered(s *Scope, _ *run) bool { return s.tree != nil && s.tree.notes != nil }
+
+func (t scratchpadTool) tool(s *Scope, _ *run) tool.Tool { return t.make(t.e, s) }
+
+// noteWriteTool writes a note; it is recorded in the ledger under the
+// writer's run.
+func noteWriteTool(e *Engine, s *Scope) tool.Tool {
 	pad := s.tree.notes
-	write := tool.New(ToolMemoryWrite, "Save a note in the scratchpad shared by every agent of this run (your parent, siblings and children), replacing any note under the same key. Use it to leave results or facts other agents will need.",
+	return tool.New(ToolMemoryWrite, "Save a note in the scratchpad shared by every agent of this run (your parent, siblings and children), replacing any note under the same key. Use it to leave results or facts other agents will need.",
 		func(ctx context.Context, in noteWriteArgs) (tool.Result, error) {
 			key := strings.TrimSpace(in.Key)
 			switch {
@@ -209,7 +229,11 @@ func (e *Engine) scratchpadTools(s *Scope) []tool.Tool {
 			}
 			return tool.Text(fmt.Sprintf("Saved note %q (%d bytes).", key, len(in.Value))), nil
 		})
-	read := tool.New(ToolMemoryRead, "Read a note from the scratchpad shared by every agent of this run.",
+}
+
+func noteReadTool(_ *Engine, s *Scope) tool.Tool {
+	pad := s.tree.notes
+	return tool.New(ToolMemoryRead, "Read a note from the scratchpad shared by every agent of this run.",
 		func(ctx context.Context, in noteReadArgs) (tool.Result, error) {
 			key := strings.TrimSpace(in.Key)
 			pad.mu.Lock()
@@ -220,7 +244,11 @@ func (e *Engine) scratchpadTools(s *Scope) []tool.Tool {
 			}
 			return tool.Text(n.Value), nil
 		})
-	list := tool.New(ToolMemoryList, "List the keys of the scratchpad shared by every agent of this run, with who wrote each note.",
+}
+
+func noteListTool(_ *Engine, s *Scope) tool.Tool {
+	pad := s.tree.notes
+	return tool.New(ToolMemoryList, "List the keys of the scratchpad shared by every agent of this run, with who wrote each note.",
 		func(ctx context.Context, _ noteListArgs) (tool.Result, error) {
 			pad.mu.Lock()
 			keys := make([]string, 0, len(pad.notes))
@@ -239,5 +267,4 @@ func (e *Engine) scratchpadTools(s *Scope) []tool.Tool {
 			}
 			return tool.Text(strings.TrimSuffix(b.String(), "\n")), nil
 		})
-	return []tool.Tool{write, read, list}
 }

@@ -36,7 +36,7 @@ func (e *Engine) orderSpawns(s *Scope, ev agent.Event) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, c := range m.ToolCalls {
-			if c.ID == "" || !e.spawnsChild(c.Name) {
+			if c.ID == "" || !s.spawns(c.Name) {
 				continue
 			}
 			if s.tickets.places == nil {
@@ -58,15 +58,6 @@ func (s *Scope) releasePlace(callID string) {
 	if ok && err == nil {
 		s.tree.releaseExecution()
 	}
-}
-
-// spawnsChild reports whether a call of the tool named so asks for a child.
-func (e *Engine) spawnsChild(name string) bool {
-	switch name {
-	case ToolCallAgent, ToolSubagent, ToolLLMQuery:
-		return true
-	}
-	return e.specialization(name) != nil
 }
 
 // takePlace uses the place the tool call of ctx was granted. ok is false

@@ -7,13 +7,9 @@ import (
 	"strings"
 )
 
-// Names of the delegation tools.
-const (
-	ToolCallAgent = "call_agent"
-	ToolSubagent  = "subagent"
-	ToolLLMQuery  = "llm_query"
-	ToolAskUser   = "ask_user"
-)
+// ToolAskUser is the built-in tool that asks the user a question, which
+// no subquery may call.
+const ToolAskUser = "ask_user"
 
 // Policy is what the central guard knows of a scope. Check is a pure
 // function of it, so every rule can be tested and fuzzed without running
@@ -23,8 +19,10 @@ type Policy struct {
 	Depth int
 	// Offered is every tool the scope's model was offered.
 	Offered map[string]bool
-	// Specializations are the names of the [llm_tool_*] tools.
-	Specializations map[string]bool
+	// Doors are the front doors the scope's guard knows, by tool name:
+	// the engine's own (Engine.FrontDoors), offered or not, and those
+	// among its offered tools. A call of one passes the door's Allow.
+	Doors map[string]FrontDoor
 	// SubagentOn says the scope may use subagent while depth allows;
 	// SubagentMaxDepth is the subagent nesting limit in force:
 	// agent.subagent.max_depth, narrowed by the max_depth the agents of
@@ -70,32 +68,23 @@ func subqueryDepthViolation(name string) error {
 // Check decides whether a scope may call the tool name. It runs before
 // any tool, on every call, also of tools never offered.
 func (p *Policy) Check(name string) error {
-	subqueryTool := name == ToolLLMQuery || p.Specializations[name]
-	delegation := subqueryTool || name == ToolCallAgent || name == ToolSubagent
 	if p.Kind == KindSubquery {
-		// A subquery is a leaf at depth 1: no recursion, no nesting, no
-		// questions to the user.
+		// A subquery is a leaf at depth 1: no recursion, no nesting (the
+		// front doors' own rules), no questions to the user.
 		if p.Depth > 1 {
 			return subqueryDepthViolation(name)
 		}
-		if subqueryTool || name == ToolAskUser {
+		if name == ToolAskUser {
 			return subqueryToolViolation(name)
 		}
-		if delegation {
-			return subqueryDepthViolation(name)
-		}
-	} else if subqueryTool && p.Depth >= 1 {
-		// The subquery would run at depth 2 or deeper.
-		return subqueryDepthViolation(name)
 	}
-	if name == ToolSubagent && p.SubagentOn && p.Depth >= p.SubagentMaxDepth {
-		return &DepthError{MaxDepth: p.SubagentMaxDepth, Depth: p.Depth}
+	if d := p.Doors[name]; d != nil {
+		if err := d.Allow(p); err != nil {
+			return err
+		}
 	}
 	if p.Offered[name] {
 		return nil
-	}
-	if name == ToolCallAgent && p.CallAgentMaxDepth > 0 && p.Depth >= p.CallAgentMaxDepth {
-		return &PolicyError{Tool: name, Msg: fmt.Sprintf("tool 'call_agent' is not available: the maximum delegation depth (%d) is reached at depth %d", p.CallAgentMaxDepth, p.Depth)}
 	}
 	return &PolicyError{Tool: name, Msg: fmt.Sprintf("tool '%s' is not available to this agent. Available tools: %s", name, p.offeredList())}
 }

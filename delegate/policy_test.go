@@ -5,13 +5,14 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 )
 
 func TestPolicyCheck(t *testing.T) {
-	specs := map[string]bool{"code_review_llm": true}
-	root := &delegate.Policy{Kind: delegate.KindRoot, Depth: 0, Offered: map[string]bool{"llm_query": true, "code_review_llm": true, "read_file": true}, Specializations: specs}
-	sub := &delegate.Policy{Kind: delegate.KindSubquery, Depth: 1, Offered: map[string]bool{"read_file": true}, Specializations: specs}
+	specs := frontDoors("code_review_llm")
+	root := &delegate.Policy{Kind: delegate.KindRoot, Depth: 0, Offered: map[string]bool{"llm_query": true, "code_review_llm": true, "read_file": true}, Doors: specs}
+	sub := &delegate.Policy{Kind: delegate.KindSubquery, Depth: 1, Offered: map[string]bool{"read_file": true}, Doors: specs}
 	cases := []struct {
 		name string
 		p    *delegate.Policy
@@ -26,10 +27,10 @@ func TestPolicyCheck(t *testing.T) {
 		{"subquery -> subagent", sub, "subagent", "Subquery policy violation: execution_depth must be <= 1 for llm_query specializations"},
 		{"subquery may use its tools", sub, "read_file", ""},
 		{"depth 2 subquery", &delegate.Policy{Kind: delegate.KindSubquery, Depth: 2, Offered: map[string]bool{"read_file": true}}, "read_file", "Subquery policy violation: execution_depth must be <= 1 for llm_query specializations"},
-		{"child at depth 1 -> llm_query", &delegate.Policy{Kind: delegate.KindCallAgent, Depth: 1, Specializations: specs}, "llm_query", "Subquery policy violation: execution_depth must be <= 1 for llm_query specializations"},
+		{"child at depth 1 -> llm_query", &delegate.Policy{Kind: delegate.KindCallAgent, Depth: 1, Doors: specs}, "llm_query", "Subquery policy violation: execution_depth must be <= 1 for llm_query specializations"},
 		{"not offered", root, "terminal", "tool 'terminal' is not available to this agent. Available tools: code_review_llm, llm_query, read_file"},
-		{"subagent at max depth", &delegate.Policy{Kind: delegate.KindSubagent, Depth: 3, SubagentOn: true, SubagentMaxDepth: 3}, "subagent", "Maximum subagent recursion depth (3) exceeded. Current depth: 3. Cannot spawn nested subagent."},
-		{"call_agent at max depth", &delegate.Policy{Kind: delegate.KindCallAgent, Depth: 2, CallAgentMaxDepth: 2}, "call_agent", "tool 'call_agent' is not available: the maximum delegation depth (2) is reached at depth 2"},
+		{"subagent at max depth", &delegate.Policy{Kind: delegate.KindSubagent, Depth: 3, SubagentOn: true, SubagentMaxDepth: 3, Doors: specs}, "subagent", "Maximum subagent recursion depth (3) exceeded. Current depth: 3. Cannot spawn nested subagent."},
+		{"call_agent at max depth", &delegate.Policy{Kind: delegate.KindCallAgent, Depth: 2, CallAgentMaxDepth: 2, Doors: specs}, "call_agent", "tool 'call_agent' is not available: the maximum delegation depth (2) is reached at depth 2"},
 	}
 	for _, c := range cases {
 		err := c.p.Check(c.tool)
@@ -42,6 +43,16 @@ func TestPolicyCheck(t *testing.T) {
 			t.Errorf("%s: not an ErrPolicy: %v", c.name, err)
 		}
 	}
+}
+
+// frontDoors are the front doors of an engine with the named
+// specializations: the guard's knowledge of every delegation tool.
+func frontDoors(specs ...string) map[string]delegate.FrontDoor {
+	e := &delegate.Engine{}
+	for _, n := range specs {
+		e.Specializations = append(e.Specializations, config.Specialization{ToolName: n})
+	}
+	return e.FrontDoors()
 }
 
 func TestNormalizeQueryOptions(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/deputyhq/deputy/agent"
@@ -50,9 +49,7 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 		return run{}, err
 	}
 	r.queryTools = e.queryToolsOf(a)
-	if slices.ContainsFunc(r.queryTools, func(n string) bool { return n != ToolLLMQuery }) {
-		r.system = joinSections(r.system, specializationGuidance)
-	}
+	r.system = joinSections(r.system, e.queryGuidance(r.queryTools))
 	if req.Subagents != nil {
 		r.subagentOn = *req.Subagents
 	}
@@ -94,7 +91,7 @@ func (e *Engine) agentRun(tree *Tree, a *config.Agent, kind Kind, model, workdir
 	msgs := append(append([]llm.Message(nil), history...), taskMessage(task, taskContext))
 	return run{kind: kind, label: a.Name, agent: a, system: system, messages: msgs, historyLen: len(history),
 		task: task, base: base, model: model, params: a.Params, maxTurns: maxTurns, workdir: workdir,
-		subagentOn: hasTool(a, ToolSubagent), output: output}, nil
+		subagentOn: namesSubagent(a), output: output}, nil
 }
 
 // outputOf resolves an output schema; nil when there is none. The name
@@ -129,15 +126,6 @@ func formatName(s string) string {
 		return "output"
 	}
 	return string(b)
-}
-
-func hasTool(a *config.Agent, name string) bool {
-	for _, t := range a.Tools {
-		if t == name {
-			return true
-		}
-	}
-	return false
 }
 
 // agentSystemPrompt is what an agent's model receives as its system
@@ -212,14 +200,3 @@ func joinSections(parts ...string) string {
 	}
 	return strings.Join(kept, "\n\n")
 }
-
-// specializationGuidance is added to a root agent's system prompt when
-// config-defined specialization tools exist (llm-tool-specializations.md,
-// "System prompt update plan").
-const specializationGuidance = `## LLM Specialization Tools (if present)
-- Some environments define additional LLM tools via config (for example,
-  ` + "`code_review_llm`, `explorer_llm`" + `).
-- Treat these as bounded delegation tools for focused analysis or review.
-- First discover available tools and only use specializations that are present.
-- Prefer specializations when task-role fit is strong; otherwise use normal tools.
-- Do not attempt recursive delegation through specialization tools.`

@@ -104,7 +104,7 @@ func (e *Engine) ToolStep(ctx context.Context, spec RunSpec, call llm.ToolCall, 
 	tools := e.toolsFor(s, &r)
 	x := &handOver{answer: answer}
 	ctx = WithExecutor(WithScope(ctx, s), x)
-	res := agent.RunToolCall(ctx, agent.Spec{Name: spec.Label, Tools: tools, Guard: e.guard(s, e.policyFor(s, tools))}, call)
+	res := agent.RunToolCall(ctx, agent.Spec{Name: spec.Label, Tools: tools, Guard: e.guard(s, e.policyFor(s))}, call)
 	if x.child != nil {
 		return ToolOutcome{Child: x.child}, nil
 	}

@@ -56,8 +56,10 @@ type Scope struct {
 	// subquery, function) its caller's. A worker rebuilding the run
 	// elsewhere (RunSpec.MCPAgent) binds the same servers through it.
 	mcpOwner *config.Agent
-	// offered is every tool name the model of this run was offered.
+	// offered is every tool name the model of this run was offered, and
+	// doors the front doors its guard knows (noteOffered).
 	offered map[string]bool
+	doors   map[string]FrontDoor
 	// maxDepth is the call_agent nesting limit in force here: the
 	// smallest max_depth of this run's agent and every ancestor's.
 	maxDepth int

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )
@@ -50,7 +52,60 @@ var subagentSchema = json.RawMessage(`{
 // history, so it must be told what it is and that nobody will answer.
 const subagentSystemPrompt = `You are a sub-agent: another agent has delegated one focused task to you. You do not see its conversation, and nobody will answer questions, so work autonomously with the tools you have. Be thorough but stay on the task; when you are done, answer with your findings.`
 
-type subagentTool struct{ e *Engine }
+// ToolSubagent is the name of the subagent tool.
+const ToolSubagent = "subagent"
+
+// subagentDoor is subagent as the engine offers it: to a run that may use
+// it (its agent names it, or it is a sub-agent itself) while its depth is
+// below the subagent nesting limit in force.
+type subagentDoor struct{ e *Engine }
+
+func (subagentDoor) name() string { return ToolSubagent }
+
+// Kind is KindSubagent.
+func (subagentDoor) Kind() Kind { return KindSubagent }
+
+// Spawns is true: each call asks for a child.
+func (subagentDoor) Spawns() bool { return true }
+
+// Allow refuses subagent in a subquery (a leaf), and at the nesting limit
+// with the reference's depth error.
+func (subagentDoor) Allow(p *Policy) error {
+	if p.Kind == KindSubquery {
+		return subqueryDepthViolation(ToolSubagent)
+	}
+	if p.SubagentOn && p.Depth >= p.SubagentMaxDepth {
+		return &DepthError{MaxDepth: p.SubagentMaxDepth, Depth: p.Depth}
+	}
+	return nil
+}
+
+func (d subagentDoor) offered(s *Scope, r *run) bool {
+	return r.subagentOn && s.Depth < d.e.subagentLimit(s)
+}
+
+func (d subagentDoor) tool(*Scope, *run) tool.Tool { return &subagentTool{d} }
+
+// callLabel digs the label out of subagent arguments; "" when there is
+// none.
+func (subagentDoor) callLabel(args json.RawMessage) string {
+	var in struct {
+		Label string `json:"label"`
+	}
+	_ = json.Unmarshal(args, &in)
+	return in.Label
+}
+
+// renderRefusal answers a refused call with the reference's envelope.
+func (subagentDoor) renderRefusal(label string, callerDepth int, err error) tool.Result {
+	return subagentFailure(label, callerDepth, err.Error())
+}
+
+// namesSubagent reports whether an agent's tools name subagent, which
+// its runs are then offered.
+func namesSubagent(a *config.Agent) bool { return slices.Contains(a.Tools, ToolSubagent) }
+
+type subagentTool struct{ subagentDoor }
 
 func (t *subagentTool) Spec() llm.ToolSpec {
 	return llm.ToolSpec{Name: ToolSubagent, Description: subagentDescription, Parameters: subagentSchema}

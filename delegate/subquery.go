@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -126,11 +127,49 @@ func decodeQuery(name string, raw json.RawMessage) (string, *tool.Result) {
 // subquerySystemPrompt starts every subquery's system prompt.
 const subquerySystemPrompt = `You are answering a delegated subquery. You cannot delegate further and cannot ask the user; answer the query directly and completely, using your tools where they help.`
 
-// queryTool is llm_query (spec nil) or one specialization.
+// ToolLLMQuery is the name of the llm_query tool.
+const ToolLLMQuery = "llm_query"
+
+// queryTool is llm_query (spec nil) or one specialization: a front door
+// the engine offers root runs whose agent names it, or names no tools.
 type queryTool struct {
 	e    *Engine
 	spec *config.Specialization
 }
+
+// queryDoors are llm_query and one door per specialization.
+func (e *Engine) queryDoors() []ownTool {
+	doors := []ownTool{&queryTool{e: e}}
+	for i := range e.Specializations {
+		doors = append(doors, &queryTool{e: e, spec: &e.Specializations[i]})
+	}
+	return doors
+}
+
+// Kind is KindSubquery.
+func (t *queryTool) Kind() Kind { return KindSubquery }
+
+// Spawns is true: each call asks for a child.
+func (t *queryTool) Spawns() bool { return true }
+
+// Allow is the subquery policy: a subquery may start none, and a subquery
+// runs at depth 1 only, so only a root may call one.
+func (t *queryTool) Allow(p *Policy) error {
+	if p.Kind == KindSubquery {
+		return subqueryToolViolation(t.name())
+	}
+	if p.Depth >= 1 {
+		// The subquery would run at depth 2 or deeper.
+		return subqueryDepthViolation(t.name())
+	}
+	return nil
+}
+
+func (t *queryTool) offered(s *Scope, r *run) bool {
+	return s.Depth == 0 && slices.Contains(r.queryTools, t.name())
+}
+
+func (t *queryTool) tool(*Scope, *run) tool.Tool { return t }
 
 func (t *queryTool) name() string {
 	if t.spec == nil {
@@ -196,7 +235,7 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 	}
 	base := caller.base
 	if base != nil {
-		base = withoutAgentTools(base)
+		base = subqueryTools(base)
 	}
 	r := run{kind: KindSubquery, label: name, system: system, base: base, model: caller.Model,
 		messages: append(history, llm.UserMessage(query)), historyLen: len(history), task: query,
@@ -268,3 +307,38 @@ func firstSentence(s string) string {
 	}
 	return llm.ClipMessage(s, maxSpecDescription)
 }
+
+// queryToolsOf lists the llm_query tools a root agent is offered: all of
+// them when its config names no tools, else those it names.
+func (e *Engine) queryToolsOf(a *config.Agent) []string {
+	var all []string
+	for _, o := range e.ownTools() {
+		if q, ok := o.(*queryTool); ok {
+			all = append(all, q.name())
+		}
+	}
+	if a.Tools == nil || slices.Contains(a.Tools, config.ToolsAll) {
+		return slices.DeleteFunc(all, a.Disallows)
+	}
+	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(a.Tools, n) || a.Disallows(n) })
+}
+
+// queryGuidance is what a root's system prompt says of its specialization
+// tools, when it is offered any: "" otherwise.
+func (e *Engine) queryGuidance(queryTools []string) string {
+	if slices.ContainsFunc(queryTools, func(n string) bool { return n != ToolLLMQuery }) {
+		return specializationGuidance
+	}
+	return ""
+}
+
+// specializationGuidance is added to a root agent's system prompt when
+// config-defined specialization tools exist (llm-tool-specializations.md,
+// "System prompt update plan").
+const specializationGuidance = `## LLM Specialization Tools (if present)
+- Some environments define additional LLM tools via config (for example,
+  ` + "`code_review_llm`, `explorer_llm`" + `).
+- Treat these as bounded delegation tools for focused analysis or review.
+- First discover available tools and only use specializations that are present.
+- Prefer specializations when task-role fit is strong; otherwise use normal tools.
+- Do not attempt recursive delegation through specialization tools.`

@@ -2,7 +2,6 @@ package delegate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -11,84 +10,6 @@ import (
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )
-
-// toolsFor assembles what a run's model is offered: its own tools, then the
-// delegation tools its scope may use at its depth. What is left out here
-// is also refused by the guard should the model call it anyway.
-func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
-	callAgent := r.agent != nil && len(r.agent.SubAgents) > 0 && s.Depth < s.maxDepth && e.Grant.AllowsTool(ToolCallAgent) &&
-		!r.agent.Disallows(ToolCallAgent)
-	subagent := r.subagentOn && s.Depth < e.subagentLimit(s) && e.Grant.AllowsTool(ToolSubagent) &&
-		(r.agent == nil || !r.agent.Disallows(ToolSubagent))
-	notes := s.tree != nil && s.tree.notes != nil
-	if r.base != nil && !callAgent && !subagent && !notes && (s.Depth > 0 || len(r.queryTools) == 0) {
-		// Nothing to add (a leaf of a fan-out): the run's own tools are
-		// what it is offered. Neither is changed afterwards.
-		e.noteOffered(s, r.base)
-		return r.base
-	}
-	reg := tool.NewRegistry()
-	if r.base != nil {
-		for _, t := range r.base.Tools() {
-			_ = reg.Add(t) // names in a registry are already unique and valid
-		}
-	}
-	if callAgent {
-		_ = reg.Add(e.callAgentTool(r.agent))
-	}
-	if subagent {
-		_ = reg.Add(&subagentTool{e: e})
-	}
-	if notes {
-		for _, t := range e.scratchpadTools(s) {
-			if !e.Grant.AllowsTool(t.Spec().Name) {
-				continue
-			}
-			_ = reg.Add(t)
-		}
-	}
-	if s.Depth == 0 {
-		for _, name := range r.queryTools {
-			if !e.Grant.AllowsTool(name) {
-				continue
-			}
-			if name == ToolLLMQuery {
-				_ = reg.Add(&queryTool{e: e})
-			} else if sp := e.specialization(name); sp != nil {
-				_ = reg.Add(&queryTool{e: e, spec: sp})
-			}
-		}
-	}
-	e.noteOffered(s, reg)
-	return reg
-}
-
-// noteOffered records the tool names the model of s is offered.
-func (e *Engine) noteOffered(s *Scope, reg *tool.Registry) {
-	if s.tree != nil {
-		if o, ok := s.tree.offered.Load(reg); ok {
-			// Another run of the tree is offered this very registry (a
-			// fan-out's children): the set is read-only, so it is shared.
-			s.offered = o.(map[string]bool)
-			return
-		}
-	}
-	s.offered = offeredSet(reg)
-	if s.tree != nil && reg == s.base {
-		// Only a run's own tools can be shared: a registry built for one
-		// run is never offered to another.
-		s.tree.offered.Store(reg, s.offered)
-	}
-}
-
-func offeredSet(reg *tool.Registry) map[string]bool {
-	names := reg.Names()
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
 
 // agentTools is baseTools, shared within a tree: the runs of one agent
 // there, on the same built-in tools (one workdir), get the same registry,
@@ -174,29 +95,8 @@ func (e *Engine) subagentLimit(s *Scope) int {
 	return narrowCap(e.subagentMaxDepth(), s.depthCap)
 }
 
-func (e *Engine) specialization(name string) *config.Specialization {
-	for i := range e.Specializations {
-		if e.Specializations[i].ToolName == name {
-			return &e.Specializations[i]
-		}
-	}
-	return nil
-}
-
-func (e *Engine) specializationNames() map[string]bool {
-	// Options are fixed before the first run: the set is made once and
-	// shared, read-only, by every run's policy.
-	e.specNamesOnce.Do(func() {
-		e.specNames = make(map[string]bool, len(e.Specializations))
-		for _, sp := range e.Specializations {
-			e.specNames[sp.ToolName] = true
-		}
-	})
-	return e.specNames
-}
-
-func (e *Engine) policyFor(s *Scope, _ *tool.Registry) *Policy {
-	p := &Policy{Kind: s.Kind, Depth: s.Depth, Offered: s.offered, Specializations: e.specializationNames(),
+func (e *Engine) policyFor(s *Scope) *Policy {
+	p := &Policy{Kind: s.Kind, Depth: s.Depth, Offered: s.offered, Doors: s.doors,
 		SubagentOn: s.subagentOn, SubagentMaxDepth: e.subagentLimit(s)}
 	if s.agent != nil && len(s.agent.SubAgents) > 0 {
 		p.CallAgentMaxDepth = s.maxDepth
@@ -205,8 +105,8 @@ func (e *Engine) policyFor(s *Scope, _ *tool.Registry) *Policy {
 }
 
 // guard is the central check every tool call of a run passes before it
-// runs (agent.Spec.Guard). Refusals are events, and a refused subagent
-// call answers with the subagent envelope.
+// runs (agent.Spec.Guard). Refusals are events, and a refused call of a
+// front door that answers in its own shape (subagent) answers so.
 func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) error {
 	return func(_ context.Context, call llm.ToolCall) error {
 		// What the run's children that have ended wrote is on disk before
@@ -216,7 +116,11 @@ func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) 
 		if err == nil {
 			return nil
 		}
-		label := subagentLabel(call.Arguments)
+		render, renders := p.Doors[call.Name].(refusalRenderer)
+		var label string
+		if renders {
+			label = render.callLabel(call.Arguments)
+		}
 		var depthErr *DepthError
 		if errors.As(err, &depthErr) {
 			ev := scopeEvent(EventDepthLimit, s)
@@ -227,8 +131,8 @@ func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) 
 			ev.Tool, ev.Error = call.Name, err.Error()
 			e.emit(&ev)
 		}
-		if call.Name == ToolSubagent {
-			return &tool.Refusal{Reason: err, Rendered: subagentFailure(label, s.Depth, err.Error())}
+		if renders {
+			return &tool.Refusal{Reason: err, Rendered: render.renderRefusal(label, s.Depth, err)}
 		}
 		return err
 	}
@@ -250,9 +154,12 @@ func (e *Engine) baseTools(a *config.Agent, all *tool.Registry) (_ *tool.Registr
 	case slices.Contains(a.Tools, config.ToolsAll):
 		names = all.Names()
 	case a.Tools != nil:
+		// The engine offers its front doors by itself; the External
+		// source binds the MCP tools.
+		doors := e.FrontDoors()
 		names = slices.DeleteFunc(slices.Clone(a.Tools), func(n string) bool {
-			return n == ToolCallAgent || n == ToolSubagent || n == ToolLLMQuery || e.specialization(n) != nil ||
-				strings.HasPrefix(n, MCPToolPrefix)
+			_, door := doors[n]
+			return door || strings.HasPrefix(n, MCPToolPrefix)
 		})
 	}
 	reg, err := all.Narrow(names)
@@ -307,19 +214,6 @@ type ToolSource interface {
 	AgentTools(a *config.Agent, allowServer func(prefix string) bool) []tool.Tool
 }
 
-// queryToolsOf lists the llm_query tools a root agent is offered: all of
-// them when its config names no tools, else those it names.
-func (e *Engine) queryToolsOf(a *config.Agent) []string {
-	all := []string{ToolLLMQuery}
-	for _, sp := range e.Specializations {
-		all = append(all, sp.ToolName)
-	}
-	if a.Tools == nil || slices.Contains(a.Tools, config.ToolsAll) {
-		return slices.DeleteFunc(all, a.Disallows)
-	}
-	return slices.DeleteFunc(all, func(n string) bool { return !slices.Contains(a.Tools, n) || a.Disallows(n) })
-}
-
 // configError is a problem with an agent's definition found when it is
 // about to run.
 type configError struct {
@@ -341,16 +235,6 @@ func (c *configError) Unwrap() error { return c.err }
 var ErrConfig = errors.New("configuration error")
 
 func (c *configError) Is(target error) bool { return target == ErrConfig }
-
-// subagentLabel digs the label out of subagent arguments, for events and
-// refusals; "" when there is none.
-func subagentLabel(args json.RawMessage) string {
-	var in struct {
-		Label string `json:"label"`
-	}
-	_ = json.Unmarshal(args, &in)
-	return in.Label
-}
 
 // narrowHosts replaces each tool of reg that reaches network hosts with a
 // copy that reaches only hosts (axe's allowed_hosts); limits only narrow.

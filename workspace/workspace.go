@@ -237,9 +237,8 @@ func (w *Workspace) LintOptions() config.LintOptions {
 // An MCP tool (mcp__<server>__<tool>) is known when a configured server
 // could provide it; which tools a server has is known once it starts.
 func (w *Workspace) KnownTool(name string) bool {
-	switch name {
-	case delegate.ToolCallAgent, delegate.ToolSubagent, delegate.ToolLLMQuery:
-		return true
+	if _, door := frontDoors()[name]; door {
+		return true // call_agent, subagent, llm_query
 	}
 	if strings.HasPrefix(name, delegate.MCPToolPrefix) {
 		if w.MCP == nil {
@@ -258,6 +257,10 @@ func (w *Workspace) KnownTool(name string) bool {
 	}
 	return slices.ContainsFunc(w.Specializations, func(s config.Specialization) bool { return s.ToolName == name })
 }
+
+// frontDoors are the delegation tools every engine offers by itself, by
+// name (the specializations aside).
+var frontDoors = sync.OnceValue(func() map[string]delegate.FrontDoor { return (&delegate.Engine{}).FrontDoors() })
 
 // ReservedToolName reports whether name belongs to a built-in tool or
 // group, which no specialization may take.
