@@ -60,6 +60,14 @@ func buildAgent(f Fields, path string, ff agentFormat, d *Dialect) *Agent {
 	subAgentsConfig(f, &a.SubAgentsConfig)
 	budget(f, &a.Budget)
 	params(f, a)
+	if e, ok := f.Str("effort"); ok {
+		// Providers spell their levels in lower case.
+		if e = strings.ToLower(strings.TrimSpace(e)); e == "" {
+			f.Errorf("effort", "must not be empty (low, medium, high, ...; leave it out for the model's default)")
+		} else {
+			a.Params.Effort = e
+		}
+	}
 	outputSchema(f, path, a)
 	if !ff.markdown {
 		memoryConfig(f, &a.Memory)

@@ -67,6 +67,8 @@ var tomlAgentSchema = table(map[string]*keySpec{
 		"max_entries": leaf(),
 	}),
 	"scratchpad": leaf(),
+	// The reasoning effort (llm.Params.Effort).
+	"effort": leaf(),
 	// deputy's budget; axe's max_tokens is the same cap as tokens.
 	"budget": budgetSchema(),
 })
@@ -76,17 +78,20 @@ var tomlAgentSchema = table(map[string]*keySpec{
 // (config/claude); maxTurns and mcpServers, Claude Code's spellings, are
 // deputy's too.
 var mdAgentSchema = table(map[string]*keySpec{
-	"name":               leaf(),
-	"description":        leaf(),
-	"model":              leaf(),
-	"tools":              leaf(),
-	"skill":              leaf(),
-	"files":              leaf(),
-	"workdir":            leaf(),
-	"sub_agents":         leaf(),
-	"max_turns":          leaf(),
-	"maxTurns":           leaf(),
-	"scratchpad":         leaf(),
+	"name":        leaf(),
+	"description": leaf(),
+	"model":       leaf(),
+	"tools":       leaf(),
+	"skill":       leaf(),
+	"files":       leaf(),
+	"workdir":     leaf(),
+	"sub_agents":  leaf(),
+	"max_turns":   leaf(),
+	"maxTurns":    leaf(),
+	"scratchpad":  leaf(),
+	// The reasoning effort (llm.Params.Effort); Claude Code's agents
+	// carry it too.
+	"effort":             leaf(),
 	"output_schema":      open(),
 	"output_schema_file": leaf(),
 	"mcpServers":         open(),

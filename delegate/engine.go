@@ -290,14 +290,14 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 	if parent.inSubquery {
 		return e.refuseBelowSubquery(ctx, parent, r)
 	}
+	if r.params.Effort == "" {
+		r.params.Effort = parent.effort // a child thinks as hard as its parent unless it says
+	}
 	if env, ok := e.respawn(ctx, parent, r); ok {
 		return env
 	}
 	if err := parent.reserve(ctx); err != nil {
 		return e.refuseSpawn(parent, r, err)
-	}
-	if r.params.Effort == "" {
-		r.params.Effort = parent.effort // a child thinks as hard as its parent unless it says
 	}
 	id := ledger.NewID()
 	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})

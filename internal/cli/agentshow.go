@@ -163,6 +163,7 @@ func budgetOf(b config.Budget) *budgetView {
 type paramsView struct {
 	Temperature *float64 `json:"temperature"`
 	MaxTokens   *int     `json:"max_tokens"`
+	Effort      *string  `json:"effort"`
 }
 
 func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
@@ -172,7 +173,7 @@ func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
 		Workdir: a.Workdir, WorkdirResolved: a.ResolveWorkdir(w.Dir), SubAgents: orEmpty(a.SubAgents),
 		SubAgentsConfig: subAgentsView{MaxDepth: a.SubAgentsConfig.MaxDepth, Parallel: a.SubAgentsConfig.Parallel,
 			TimeoutSeconds: int(a.SubAgentsConfig.Timeout.Seconds())},
-		Params: paramsView{Temperature: a.Params.Temperature, MaxTokens: a.Params.MaxTokens},
+		Params: paramsView{Temperature: a.Params.Temperature, MaxTokens: a.Params.MaxTokens, Effort: nonEmpty(a.Params.Effort)},
 		Tools:  a.Tools, MaxTurns: a.MaxTurns, Diagnostics: diagnosticRows(w.Diagnostics.ForFile(a.Path).Sorted())}
 	d.Budget = budgetOf(a.Budget)
 	if a.Budget.USD > 0 && a.Model != "" && a.Model != config.ModelInherit {
@@ -297,6 +298,9 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 	if m := d.Params.MaxTokens; m != nil {
 		params = append(params, fmt.Sprintf("max_tokens %d", *m))
 	}
+	if e := d.Params.Effort; e != nil {
+		params = append(params, "effort "+*e)
+	}
 	row("params", orDash(strings.Join(params, ", ")))
 	row("budget", orDash(budgetText(d)))
 	tw.Flush()
@@ -312,4 +316,12 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 			fmt.Fprintf(out, "  %s: %s\n", r.Severity, config.Diagnostic{File: r.File, Line: r.Line, Key: r.Key, Message: r.Message})
 		}
 	}
+}
+
+// nonEmpty is &s, or nil for "": null in JSON.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,7 @@ type rootFlags struct {
 	model   string
 	workdir string
 	skill   string
+	effort  string
 	budget  budgetFlags
 }
 
@@ -30,6 +32,7 @@ func (f *rootFlags) add(cmd *cobra.Command, budgetOf string) {
 	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model or a Claude Code alias such as sonnet (overrides the agent's)")
 	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
+	fl.StringVar(&f.effort, "effort", "", "reasoning effort of the root agent (low, medium, high, ... as its model takes; overrides the agent's); children that set none inherit it")
 	f.budget.add(cmd, budgetOf)
 }
 
@@ -73,6 +76,9 @@ func prepareRoot(cmd *cobra.Command, g *globalFlags, f *rootFlags, name string, 
 	if s.agent, err = s.w.withSkill(s.agent, f.skill); err != nil {
 		return nil, err
 	}
+	if s.agent, err = withEffort(s.agent, f.effort); err != nil {
+		return nil, err
+	}
 	s.workdir = s.agent.ResolveWorkdir(s.w.Dir)
 	if f.workdir != "" {
 		s.workdir, _ = filepath.Abs(f.workdir)
@@ -81,6 +87,21 @@ func prepareRoot(cmd *cobra.Command, g *globalFlags, f *rootFlags, name string, 
 		return nil, configErrf("working directory %s does not exist", s.workdir)
 	}
 	return s, nil
+}
+
+// withEffort returns a copy of a whose effort is e (--effort), or a itself
+// when e is not given.
+func withEffort(a *config.Agent, e string) (*config.Agent, error) {
+	if e == "" {
+		return a, nil
+	}
+	// As in an agent file: the providers spell their levels in lower case.
+	if e = strings.ToLower(strings.TrimSpace(e)); e == "" {
+		return nil, configErrf("--effort: must not be empty (low, medium, high, ...)")
+	}
+	c := *a
+	c.Params.Effort = e
+	return &c, nil
 }
 
 // sessionWindow reads a session's stored exchanges (run's and chat's
