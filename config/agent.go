@@ -103,6 +103,10 @@ type Agent struct {
 	// out of SubAgents with a warning, where a sub_agents entry naming no
 	// agent is an error.
 	Optional OptionalSubAgents
+	// Disabled, when set, says why the agent's origin tool leaves the
+	// agent out (opencode's disable: true, a Gemini CLI setting):
+	// LoadAgents then leaves it out too, with a warning saying so.
+	Disabled string
 	// LenientTools names the tool ("Claude Code") whose rule this agent's
 	// file follows for a tools entry that names no tool deputy has: Lint
 	// leaves it out with a warning, as that tool does. "" makes such an
@@ -118,6 +122,11 @@ type Agent struct {
 // Agent.Optional).
 type OptionalSubAgents struct {
 	Names []string
+	// Patterns name, as path.Match patterns ("*", "review-*"), the other
+	// agents of the same Source the agent may spawn (opencode's task
+	// tool, which offers every subagent its permission allows): LoadAgents
+	// adds those it finds to SubAgents.
+	Patterns []string
 	// Key is the key that names them ("tools"), and Form how it names them
 	// ("Agent(...)"), for the warning about one no file defines.
 	Key, Form string

@@ -19,11 +19,16 @@ type agentFormat struct {
 
 // buildAgent turns a decoded agent file into an Agent, reporting missing
 // and ill-typed keys and out-of-range values, then lets the dialect d (nil:
-// none) map its tool's keys. It returns nil when the file cannot define an
+// none) map its tool's keys. A file without a name key is called name
+// when that is not "". It returns nil when the file cannot define an
 // agent at all (no usable name).
-func buildAgent(f Fields, path string, ff agentFormat, d *Dialect) *Agent {
-	a := &Agent{Path: path, lines: f.lines, SubAgentsConfig: DefaultSubAgentsConfig()}
-	if !agentName(f, path, ff, a) {
+func buildAgent(full Fields, path string, ff agentFormat, d *Dialect, name string) *Agent {
+	a := &Agent{Path: path, lines: full.lines, SubAgentsConfig: DefaultSubAgentsConfig()}
+	// deputy reads its keys but those the dialect claims; Map reads them.
+	f := d.deputyFields(full)
+	if name != "" && !f.Has("name") {
+		a.Name = name
+	} else if !agentName(f, path, ff, a) {
 		return nil
 	}
 	a.Description, _ = f.Str("description")
@@ -31,7 +36,7 @@ func buildAgent(f Fields, path string, ff agentFormat, d *Dialect) *Agent {
 	model, ok := f.Str("model")
 	model = strings.TrimSpace(model)
 	switch {
-	case !ok && !f.Has("model") && ff.modelRequired:
+	case !ok && !f.Has("model") && ff.modelRequired && !d.claims("model"):
 		f.sink.Errorf(0, "model", "missing required key (write %q to use the parent's model)", ModelInherit)
 	case ok && model == "" && ff.modelRequired:
 		f.sink.Errorf(f.Line("model"), "model", "must not be empty (write %q to use the parent's model)", ModelInherit)
@@ -79,7 +84,7 @@ func buildAgent(f Fields, path string, ff agentFormat, d *Dialect) *Agent {
 		a.AllowedHosts = f.CheckNames("allowed_hosts", hosts)
 	}
 	if d != nil && d.Map != nil {
-		d.Map(f, a)
+		d.Map(full, a)
 	}
 	return a
 }

@@ -64,7 +64,7 @@ func parseAgentMarkdown(data []byte, path string, d *Dialect) (*Agent, Diagnosti
 		}
 	}
 	f := Fields{m: m, lines: lines, sink: sink, yaml: true}
-	a := buildAgent(f, path, agentFormat{markdown: true}, d)
+	a := buildAgent(f, path, agentFormat{markdown: true}, d, d.fileName(path))
 	if a != nil {
 		a.SystemPrompt = strings.TrimSpace(body)
 	}

@@ -53,6 +53,6 @@ func parseAgentTOML(data []byte, path string, d *Dialect) (*Agent, Diagnostics) 
 	checkKeys(sink, d.schema(tomlAgentSchema), refs, Error)
 
 	f := Fields{m: m, lines: lines, sink: sink}
-	a := buildAgent(f, path, agentFormat{modelRequired: true}, d)
+	a := buildAgent(f, path, agentFormat{modelRequired: true}, d, d.fileName(path))
 	return a, sink.Diags.Sorted()
 }

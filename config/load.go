@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,8 +48,11 @@ type Dir struct {
 }
 
 // An Origin is how one tool keeps agent files in a directory. Load reads
-// one of them (usually through LoadAgentFile, in the tool's dialect); the
-// agent is nil when the file defines none.
+// one of them (usually through LoadAgentFile, in the tool's dialect) and
+// returns the agents it defines: one for an agent file, several for a
+// settings file with an agents section (opencode.json), none for a file
+// that defines no agent (then an error diagnostic says why, or a warning
+// says why it is left out).
 //
 // An Origin may also have the method
 //
@@ -63,7 +67,7 @@ type Dir struct {
 // saying what a second file of the directory defining the name of the
 // agent in first is, when that is not deputy's error.
 type Origin interface {
-	Load(path, source string, opts LoadOptions) (*Agent, Diagnostics)
+	Load(path, source string, opts LoadOptions) ([]*Agent, Diagnostics)
 }
 
 // The optional methods of an Origin.
@@ -102,25 +106,37 @@ func LoadAgents(dirs []Dir, opts LoadOptions) (*AgentSet, Diagnostics) {
 		diags = append(diags, ds...)
 		inDir := map[string]string{} // agent name -> file, within this directory
 		for _, path := range paths {
-			a, ds := d.load(path, opts)
-			if a == nil {
+			agents, ds := d.load(path, opts)
+			if len(agents) == 0 {
 				diags = append(diags, ds...)
 				if ds.HasErrors() {
 					set.addBroken(BrokenFile{Path: path, Source: d.Source, Diagnostics: ds})
 				}
 				continue
 			}
-			if first, dup := inDir[a.Name]; dup {
-				// The file is ignored: what else it holds does not matter.
-				diags = append(diags, d.duplicate(a, path, first))
-				continue
+			kept := false
+			for _, a := range agents {
+				if a.Disabled != "" {
+					diags = append(diags, Diagnostic{File: a.Path, Severity: Warning,
+						Message: fmt.Sprintf("agent %q is left out: %s", a.Name, a.Disabled)})
+					continue
+				}
+				if first, dup := inDir[a.Name]; dup {
+					// The agent is ignored: what else its file says of it
+					// does not matter.
+					diags = append(diags, d.duplicate(a, path, first))
+					continue
+				}
+				kept = true
+				inDir[a.Name] = path
+				set.Add(a)
 			}
-			diags = append(diags, ds...)
-			inDir[a.Name] = path
-			set.Add(a)
+			if kept {
+				diags = append(diags, ds...)
+			}
 		}
 	}
-	return set, append(diags, dropUnknownOptional(set)...)
+	return set, append(diags, resolveOptional(set)...)
 }
 
 func (d Dir) files() ([]string, Diagnostics, error) {
@@ -131,11 +147,15 @@ func (d Dir) files() ([]string, Diagnostics, error) {
 	return paths, nil, err
 }
 
-func (d Dir) load(path string, opts LoadOptions) (*Agent, Diagnostics) {
+func (d Dir) load(path string, opts LoadOptions) ([]*Agent, Diagnostics) {
 	if d.Origin != nil {
 		return d.Origin.Load(path, d.Source, opts)
 	}
-	return LoadAgentFile(path, d.Source, opts)
+	a, diags := LoadAgentFile(path, d.Source, opts)
+	if a == nil {
+		return nil, diags
+	}
+	return []*Agent{a}, diags
 }
 
 // duplicate is the diagnostic of an agent file whose name another file of
@@ -152,13 +172,23 @@ func (d Dir) duplicate(a *Agent, path, first string) Diagnostic {
 		Message: fmt.Sprintf("agent %q is already defined in %s in the same directory; this file is ignored", a.Name, rel)}
 }
 
-// dropUnknownOptional leaves out of each agent's SubAgents the optional
-// ones (Agent.Optional) that no file defines, with a warning for each
-// file: the origin tool cannot spawn them either, and it runs the agent
-// all the same (sub_agents naming an unknown agent stays an error).
-func dropUnknownOptional(set *AgentSet) Diagnostics {
+// resolveOptional leaves out of each agent's SubAgents the optional ones
+// (Agent.Optional) that no file defines, with a warning for each file:
+// the origin tool cannot spawn them either, and it runs the agent all the
+// same (sub_agents naming an unknown agent stays an error). It adds the
+// agents Optional.Patterns match.
+func resolveOptional(set *AgentSet) Diagnostics {
 	var diags Diagnostics
-	for _, a := range set.List() {
+	all := set.List()
+	for _, a := range all {
+		for _, b := range all {
+			if b != a && b.Source == a.Source && !slices.Contains(a.SubAgents, b.Name) &&
+				slices.ContainsFunc(a.Optional.Patterns, func(p string) bool { ok, _ := path.Match(p, b.Name); return ok }) {
+				a.SubAgents = append(a.SubAgents, b.Name)
+			}
+		}
+	}
+	for _, a := range all {
 		var unknown []string
 		for _, n := range a.Optional.Names {
 			if _, ok := set.Get(n); !ok {

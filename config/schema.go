@@ -12,6 +12,9 @@ type keySpec struct {
 	ignoredBy, note string
 	open            bool // any key below is accepted
 	children        map[string]*keySpec
+	// otherKeysOf names the tool whose keys any key this table does not
+	// list is (an open dialect's): accepted with a warning, not unknown.
+	otherKeysOf string
 }
 
 func leaf() *keySpec { return &keySpec{} }
@@ -137,7 +140,10 @@ func checkKeys(sink *Sink, schema *keySpec, refs []keyRef, unknownSev Severity) 
 			if !ok {
 				// Below a leaf (name.x = 1) the leaf's type check speaks;
 				// below an open key anything goes.
-				if spec.children != nil {
+				if spec.children != nil && spec.otherKeysOf != "" {
+					unknown[prefix] = true
+					sink.Warnf(r.line, prefix, "key %s is %s setting deputy ignores", prefix, article(spec.otherKeysOf))
+				} else if spec.children != nil {
 					unknown[prefix] = true
 					if _, ok := spec.children[strings.ToLower(part)]; ok {
 						// axe's decoder matches keys case-insensitively;

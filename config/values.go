@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"time"
@@ -18,10 +19,11 @@ type Fields struct {
 	yaml   bool // say "mapping" rather than "table" in messages
 }
 
-// Key is k's dotted path in the file ("params.temperature").
+// Key is k's dotted path in the file ("params.temperature"); "" is the
+// table's own.
 func (f Fields) Key(k string) string {
-	if f.prefix == "" {
-		return k
+	if f.prefix == "" || k == "" {
+		return f.prefix + k
 	}
 	return f.prefix + "." + k
 }
@@ -38,6 +40,15 @@ func (f Fields) Has(k string) bool {
 // Value is k's value as decoded (string, int64, float64, bool, []any,
 // map[string]any, ...), nil when it is not set.
 func (f Fields) Value(k string) any { return f.m[k] }
+
+// With is f with k set to v (the rest shared with f), for a dialect that
+// reads a value from elsewhere (opencode's "{file:./prompt.md}").
+func (f Fields) With(k string, v any) Fields {
+	m := maps.Clone(f.m)
+	m[k] = v
+	f.m = m
+	return f
+}
 
 // Errorf reports an Error about k, at its line.
 func (f Fields) Errorf(k, format string, args ...any) {

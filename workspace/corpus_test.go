@@ -3,8 +3,11 @@ package workspace_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/workspace"
@@ -25,6 +28,9 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 	// relative to it.
 	mustCopy(t, filepath.Join(corpus, "axe"), filepath.Join(home, ".config", "axe"))
 	mustCopy(t, filepath.Join(corpus, "claude", "agents"), filepath.Join(project, ".claude", "agents"))
+	// opencode's: a project's .opencode directory and opencode.json.
+	mustCopy(t, filepath.Join(corpus, "opencode", ".opencode"), filepath.Join(project, ".opencode"))
+	mustCopyFile(t, filepath.Join(corpus, "opencode", "opencode.json"), filepath.Join(project, "opencode.json"))
 	// As a new user would run them: no config.yaml, and only Anthropic's
 	// key. A Claude agent that names no model (or inherit) runs as a root
 	// on Claude Code's own default, sonnet.
@@ -39,14 +45,9 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	axe, claude := 0, 0
+	count := map[string]int{}
 	for _, a := range w.Agents.List() {
-		switch a.Origin() {
-		case "axe":
-			axe++
-		case "claude":
-			claude++
-		}
+		count[a.Origin()]++
 		agent, _, err := w.Agent(a.Name)
 		if err != nil {
 			t.Errorf("%s: %v", a.Path, err)
@@ -97,6 +98,17 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 			if !strings.HasPrefix(p.System, "# Frontend") || !strings.Contains(strings.Join(tools, ","), "terminal") {
 				t.Errorf("%s: system %.40q, tools %v", a.Name, p.System, tools)
 			}
+		case "reviewer", "image-specialist", "release-notes": // opencode: tools: {bash: false}; permission: {bash: deny}; a bash pattern
+			if a.Origin() == "opencode" && (slices.Contains(tools, "terminal") || slices.Contains(tools, "write_file") || !slices.Contains(tools, "read_file")) {
+				t.Errorf("%s: tools %v", a.Name, tools)
+			}
+			if a.Name == "release-notes" && (p.System == "" || p.Model != "anthropic/claude-sonnet-4-20250514") {
+				t.Errorf("%s: model %q, system %q", a.Name, p.Model, p.System)
+			}
+		case "workflow-orchestrator": // opencode's task tool: call_agent over the other opencode agents
+			if !slices.Contains(tools, "call_agent") || !slices.Contains(a.SubAgents, "reviewer") || p.Model != "anthropic/claude-sonnet-4-20250514" {
+				t.Errorf("%s: model %q, tools %v, sub-agents %v", a.Name, p.Model, tools, a.SubAgents)
+			}
 		case "prd-writer": // a description YAML alone would not take
 			if !strings.HasPrefix(a.Description, "**PRIMARY AGENT for project planning**: ") {
 				t.Errorf("%s: description %q", a.Name, a.Description)
@@ -107,8 +119,8 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 	if a, ok := w.Agents.Get("performance-expert"); !ok || !strings.HasSuffix(a.Path, filepath.Join("python", "performance-expert.md")) {
 		t.Errorf("performance-expert: %v", a)
 	}
-	if axe != 21 || claude != 27 {
-		t.Errorf("found %d axe and %d Claude agents", axe, claude)
+	if d := cmp.Diff(map[string]int{"axe": 21, "claude": 27, "opencode": 11}, count); d != "" {
+		t.Errorf("agents by origin (-want +got):\n%s", d)
 	}
 	// Two collections in one tree both define golang-pro: the first by path
 	// is used and the other is named in a warning, as Claude Code loads one.
@@ -155,6 +167,17 @@ func copilot(t *testing.T, path string) bool {
 		t.Fatal(err)
 	}
 	return strings.Contains(string(data), "type: copilot") || !strings.Contains(string(data), "type:")
+}
+
+func mustCopyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func mustCopy(t *testing.T, from, to string) {

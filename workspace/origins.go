@@ -4,6 +4,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/axe"
 	"github.com/deputyhq/deputy/config/claude"
+	"github.com/deputyhq/deputy/config/opencode"
 	"github.com/deputyhq/deputy/config/slop"
 	"github.com/deputyhq/deputy/config/xzatoma"
 )
@@ -15,7 +16,7 @@ import (
 
 // AgentDirs are the directories a workspace in dir loads agents from,
 // lowest precedence first: axe's, Claude Code's plugins' and agents
-// directories, deputy's user directory, the project's, then each of extra
+// directories, opencode's configuration directories, deputy's user directory, the project's, then each of extra
 // (--agents-dir; relative ones are taken from dir). A later definition of
 // a name shadows an earlier one, so deputy's own always win. A path listed
 // twice is kept only at its later, higher-precedence place.
@@ -23,6 +24,7 @@ func AgentDirs(dir string, extra []string) []config.Dir {
 	var dirs []config.Dir
 	dirs = append(dirs, axe.AgentDirs()...)
 	dirs = append(dirs, claude.AgentDirs(dir)...)
+	dirs = append(dirs, opencode.AgentDirs(dir)...)
 	dirs = append(dirs, config.DeputyDirs(dir, extra)...)
 	// Drop earlier duplicates so one directory is never loaded twice (it
 	// would shadow itself).

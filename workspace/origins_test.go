@@ -9,12 +9,15 @@ import (
 	"github.com/deputyhq/deputy/workspace"
 )
 
-// Agents are looked up in axe's directories, Claude Code's, then deputy's
-// own, lowest precedence first; skills in deputy's, then Claude Code's.
+// Agents are looked up in axe's directories, Claude Code's, opencode's,
+// then deputy's own, lowest precedence first; skills in deputy's, then
+// Claude Code's.
 func TestAgentDirs(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "/xdg")
 	t.Setenv("HOME", "/home/u")
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("OPENCODE_CONFIG", "")
+	t.Setenv("OPENCODE_CONFIG_DIR", "")
 	type dir struct{ Path, Source string }
 	var got []dir
 	for _, d := range workspace.AgentDirs("/work/p", []string{"extra", "/abs/agents", "", "/xdg/deputy/agents"}) {
@@ -25,6 +28,10 @@ func TestAgentDirs(t *testing.T) {
 		{"/xdg/axe/agents", "axe"},
 		{"/home/u/.claude/agents", "claude"},
 		{"/work/p/.claude/agents", "claude"},
+		{"/xdg/opencode", "opencode"},     // its agent(s)/ and opencode.json
+		{"/work/p", "opencode"},           // the project's opencode.json
+		{"/work/p/.opencode", "opencode"}, // its agent(s)/ and opencode.json
+		{"/home/u/.opencode", "opencode"},
 		{"/work/p/.deputy/agents", config.SourceProject},
 		{"/work/p/extra", config.SourceFlag},
 		{"/abs/agents", config.SourceFlag},

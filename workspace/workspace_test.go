@@ -20,6 +20,9 @@ func isolate(t *testing.T) string {
 	t.Setenv("DEPUTY_DB", "")
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("ANTHROPIC_MODEL", "")
+	for _, k := range []string{"OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME"} {
+		t.Setenv(k, "")
+	}
 	return home
 }
 

@@ -107,7 +107,7 @@ type Origin struct{}
 // axe: no tools key means no tools, a run without a task sends axe's
 // default one, and a relative skill path starts at axe's configuration
 // directory (the parent of agents/).
-func (Origin) Load(path, source string, opts config.LoadOptions) (*config.Agent, config.Diagnostics) {
+func (Origin) Load(path, source string, opts config.LoadOptions) ([]*config.Agent, config.Diagnostics) {
 	opts.TOML = Dialect
 	opts.SkillBase = filepath.Dir(filepath.Dir(path))
 	a, diags := config.LoadAgentFile(path, source, opts)
@@ -118,5 +118,5 @@ func (Origin) Load(path, source string, opts config.LoadOptions) (*config.Agent,
 		a.Tools = []string{}
 	}
 	a.DefaultTask = DefaultTask
-	return a, diags
+	return []*config.Agent{a}, diags
 }

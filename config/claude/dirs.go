@@ -100,16 +100,17 @@ type Origin struct {
 // no default_model, an agent that inherits (no model, or inherit) runs on
 // Claude Code's own default, the sonnet alias, as Claude Code would run
 // it (the spec's README, "Across all three", decided 2026-11-28).
-func (o Origin) Load(path, source string, opts config.LoadOptions) (*config.Agent, config.Diagnostics) {
+func (o Origin) Load(path, source string, opts config.LoadOptions) ([]*config.Agent, config.Diagnostics) {
 	opts.Markdown = Dialect
 	a, diags := config.LoadAgentFile(path, source, opts)
-	if a != nil {
-		a.LenientTools = Dialect.Tool
-		if a.InheritsModel() {
-			a.RootModel, _, _ = ResolveModel(DefaultAlias)
-		}
+	if a == nil {
+		return nil, diags
 	}
-	return a, diags
+	a.LenientTools = Dialect.Tool
+	if a.InheritsModel() {
+		a.RootModel, _, _ = ResolveModel(DefaultAlias)
+	}
+	return []*config.Agent{a}, diags
 }
 
 // DefaultAlias is the model Claude Code runs a sub-agent on when nothing

@@ -207,17 +207,21 @@ func TestLoadAgentFileClaudeSkills(t *testing.T) {
 		"agents/r.md":            "---\nname: r\ndescription: d\nskills:\n  - review\n  - nowhere\n  - go\n---\nBody.\n",
 		"agents/s.md":            "---\nname: s\ndescription: d\nskills: go\n---\nBody.\n",
 	})
-	a, diags := Origin{}.Load(filepath.Join(dir, "agents", "r.md"), Source, config.LoadOptions{SkillDirs: []string{dir}})
-	if a == nil || a.SkillDoc == nil || a.SkillDoc.Body != "Review well.\n\nWrite Go." || a.SkillDoc.Name != "review, go" {
+	agents, diags := Origin{}.Load(filepath.Join(dir, "agents", "r.md"), Source, config.LoadOptions{SkillDirs: []string{dir}})
+	if len(agents) != 1 {
+		t.Fatalf("agents %v, diagnostics %v", agents, diags)
+	}
+	a := agents[0]
+	if a.SkillDoc == nil || a.SkillDoc.Body != "Review well.\n\nWrite Go." || a.SkillDoc.Name != "review, go" {
 		t.Fatalf("agent %+v, skill %+v", a, a.SkillDoc)
 	}
 	if len(diags) != 1 || diags[0].Severity != config.Warning || diags[0].Line != 4 || diags[0].Key != "skills" ||
 		!strings.Contains(diags[0].Message, `skill "nowhere" not found`) || !strings.HasSuffix(diags[0].Message, "; the agent runs without it") {
 		t.Errorf("diagnostics %v", diags)
 	}
-	a, diags = Origin{}.Load(filepath.Join(dir, "agents", "s.md"), Source, config.LoadOptions{SkillDirs: []string{dir}})
-	if len(diags) != 0 || a.SkillDoc == nil || a.SkillDoc.Body != "Write Go." {
-		t.Errorf("comma form: skill %+v, diagnostics %v", a.SkillDoc, diags)
+	agents, diags = Origin{}.Load(filepath.Join(dir, "agents", "s.md"), Source, config.LoadOptions{SkillDirs: []string{dir}})
+	if len(diags) != 0 || len(agents) != 1 || agents[0].SkillDoc == nil || agents[0].SkillDoc.Body != "Write Go." {
+		t.Errorf("comma form: agents %v, diagnostics %v", agents, diags)
 	}
 }
 

@@ -1,0 +1,180 @@
+package opencode
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/osfile"
+)
+
+// builtins are opencode's own agents: an opencode.json entry of one of
+// these names only adjusts it (its model, say) unless it gives a prompt.
+var builtins = []string{"build", "plan", "general", "explore", "compaction", "title", "summary"}
+
+// loadConfigFile reads the agents of an opencode.json's agent section,
+// each entry an agent of opencode's keys whose prompt is its system
+// prompt ("{file:./path}" reads it from a file, relative to the
+// opencode.json). Other sections are opencode's business and are not
+// read.
+func loadConfigFile(path, source string) ([]*config.Agent, config.Diagnostics) {
+	data, err := osfile.Read(path, maxConfigFile)
+	if err != nil {
+		return nil, config.Diagnostics{{File: path, Severity: config.Error, Message: "cannot read: " + osfile.ErrText(err)}}
+	}
+	sink := &config.Sink{File: path}
+	f, ok := sink.DecodeMapping(StripJSONC(data), filepath.Base(path))
+	if !ok {
+		return nil, sink.Diags
+	}
+	section, ok := f.Table("agent")
+	if !ok {
+		return nil, sink.Diags
+	}
+	var agents []*config.Agent
+	for _, name := range section.Keys() {
+		entry, ok := section.Table(name)
+		if !ok {
+			continue
+		}
+		if slices.Contains(builtins, name) && !entry.Has("prompt") {
+			entry.Warnf("", "adjusts opencode's built-in agent %q, which deputy does not have; left out", name)
+			continue
+		}
+		entry = withPromptFile(entry, filepath.Dir(path))
+		a := Dialect.ParseTable(entry, path, name)
+		if a == nil {
+			continue
+		}
+		a.Source = source
+		agents = append(agents, a)
+	}
+	return agents, sink.Diags.Sorted()
+}
+
+// withPromptFile reads a prompt written "{file:./path}" from that file
+// (relative to dir), as opencode substitutes it.
+func withPromptFile(entry config.Fields, dir string) config.Fields {
+	p, _ := entry.Value("prompt").(string)
+	ref, ok := strings.CutPrefix(strings.TrimSpace(p), "{file:")
+	if ref, closed := strings.CutSuffix(ref, "}"); ok && closed {
+		file := osfile.ExpandHome(ref)
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		data, err := osfile.Read(file, maxConfigFile)
+		if err != nil {
+			entry.Errorf("prompt", "cannot read %s: %s", ref, osfile.ErrText(err))
+			return entry
+		}
+		return entry.With("prompt", string(data))
+	}
+	return entry
+}
+
+// SessionModel is the model opencode's configuration names for cwd (the
+// model key of its opencode.json files: the global one, $OPENCODE_CONFIG,
+// the project's from the repository root down, then each .opencode
+// directory's, a later one winning), as deputy writes it; "" when none
+// names one. A file deputy cannot read is opencode's business and is
+// skipped.
+func SessionModel(cwd string) string {
+	var files []string
+	if g := GlobalDir(); g != "" {
+		files = append(files, configPaths(g, configFiles)...)
+	}
+	if f := os.Getenv("OPENCODE_CONFIG"); f != "" {
+		files = append(files, f)
+	}
+	chain := projectChain(cwd)
+	for _, d := range chain {
+		files = append(files, configPaths(d, []string{"opencode.jsonc", "opencode.json"})...)
+	}
+	for _, d := range chain {
+		files = append(files, configPaths(filepath.Join(d, ".opencode"), configFiles)...)
+	}
+	model := ""
+	for _, f := range files {
+		data, err := osfile.Read(f, maxConfigFile)
+		if err != nil {
+			continue
+		}
+		var c struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(StripJSONC(data), &c) == nil && strings.Contains(c.Model, "/") {
+			model = strings.TrimSpace(c.Model)
+		}
+	}
+	return model
+}
+
+// StripJSONC turns opencode's JSONC (JSON with // and /* */ comments and
+// trailing commas) into JSON, keeping every line where it was.
+func StripJSONC(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			out = append(out, c)
+			if c == '\\' && i+1 < len(data) {
+				i++
+				out = append(out, data[i])
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+			out = append(out, c)
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			if i < len(data) {
+				out = append(out, '\n')
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			i += 2
+			for i < len(data) && !(data[i] == '*' && i+1 < len(data) && data[i+1] == '/') {
+				if data[i] == '\n' {
+					out = append(out, '\n')
+				}
+				i++
+			}
+			i++ // the '/'
+		case c == ',' && closesNext(data[i+1:]):
+			out = append(out, ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// closesNext reports whether the next character that is not blank or in
+// a comment closes an object or array: the comma before it is trailing.
+func closesNext(rest []byte) bool {
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		case c == '/' && i+1 < len(rest) && rest[i+1] == '/':
+			for i < len(rest) && rest[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(rest) && rest[i+1] == '*':
+			end := strings.Index(string(rest[i+2:]), "*/")
+			if end < 0 {
+				return false
+			}
+			i += end + 3
+		default:
+			return c == '}' || c == ']'
+		}
+	}
+	return false
+}

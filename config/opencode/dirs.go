@@ -1,0 +1,235 @@
+package opencode
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/osfile"
+)
+
+// maxConfigFile bounds an opencode.json.
+const maxConfigFile = 4 << 20
+
+// GlobalDir is opencode's configuration directory:
+// $XDG_CONFIG_HOME/opencode, else ~/.config/opencode; "" when neither can
+// be determined.
+func GlobalDir() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "opencode")
+	}
+	home, _ := os.UserHomeDir()
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "opencode")
+}
+
+// projectChain is cwd and its parents up to the repository root (the
+// nearest parent holding .git), root first; cwd alone outside a
+// repository.
+func projectChain(cwd string) []string {
+	if cwd == "" {
+		return nil
+	}
+	var chain []string
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		if parent := filepath.Dir(d); parent == d {
+			chain = chain[:1] // no repository: cwd alone
+			break
+		}
+	}
+	slices.Reverse(chain)
+	return chain
+}
+
+// AgentDirs are where opencode finds agents for cwd, lowest precedence
+// first, as opencode's configuration directories are ordered: its global
+// directory; the opencode.json files of the project, from the repository
+// root down to cwd; each .opencode directory from the root down; ~/.opencode;
+// and $OPENCODE_CONFIG_DIR. A configuration directory holds agents in
+// agent/ and agents/ (their subdirectories too) and, as the global one
+// does, an opencode.json with an agent section; $OPENCODE_CONFIG names one
+// more opencode.json, read after the global one.
+func AgentDirs(cwd string) []config.Dir {
+	var dirs []config.Dir
+	root := SessionModel(cwd)
+	add := func(path string, o Origin) {
+		o.RootModel = root
+		if path != "" && !slices.ContainsFunc(dirs, func(d config.Dir) bool { return d.Path == path }) {
+			dirs = append(dirs, config.Dir{Path: path, Source: Source, Origin: o})
+		}
+	}
+	add(GlobalDir(), Origin{})
+	if f := os.Getenv("OPENCODE_CONFIG"); f != "" && filepath.IsAbs(f) {
+		add(filepath.Dir(f), Origin{Only: []string{filepath.Base(f)}})
+	}
+	chain := projectChain(cwd)
+	for _, d := range chain {
+		add(d, Origin{Only: []string{"opencode.jsonc", "opencode.json"}})
+	}
+	for _, d := range chain {
+		add(filepath.Join(d, ".opencode"), Origin{})
+	}
+	if home, _ := os.UserHomeDir(); home != "" {
+		add(filepath.Join(home, ".opencode"), Origin{})
+	}
+	if d := os.Getenv("OPENCODE_CONFIG_DIR"); d != "" {
+		add(filepath.Clean(osfile.ExpandHome(d)), Origin{})
+	}
+	return dirs
+}
+
+// Origin reads one of opencode's configuration directories: its agents
+// (Markdown files below agent/ and agents/) and the agent section of its
+// opencode.json.
+type Origin struct {
+	// Only, when set, are the only files read: opencode.json files
+	// named in the directory (a project's, $OPENCODE_CONFIG), no agent
+	// directories.
+	Only []string
+	// RootModel is the model opencode's configuration names for a
+	// session (SessionModel): what an agent that names none runs on as a
+	// root without a default_model.
+	RootModel string
+}
+
+// configFiles are the names of a configuration directory's own
+// opencode.json, lowest precedence first.
+var configFiles = []string{"config.json", "opencode.jsonc", "opencode.json"}
+
+// maxDepth bounds how deep Files looks below agent/ and agents/.
+const maxDepth = 8
+
+// Files lists the directory's opencode.json files, then its Markdown agents.
+func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	var paths []string
+	if o.Only != nil {
+		return configPaths(dir, o.Only), nil, nil
+	}
+	var diags config.Diagnostics
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				diags = append(diags, config.Diagnostic{File: d, Severity: config.Warning, Message: "cannot read agent directory: " + osfile.ErrText(err) + "; its agents are left out"})
+			}
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			switch {
+			case osfile.IsDir(p, e):
+				if depth < maxDepth {
+					walk(p, depth+1)
+				}
+			case strings.EqualFold(filepath.Ext(e.Name()), ".md"):
+				paths = append(paths, p)
+			}
+		}
+	}
+	for _, sub := range []string{"agent", "agents"} {
+		walk(filepath.Join(dir, sub), 0)
+	}
+	// opencode reads the agent files over its opencode.json's entries;
+	// here the files come first, and an entry of the same name is the
+	// duplicate.
+	return append(paths, configPaths(dir, configFiles)...), diags, nil
+}
+
+// configPaths are those of names that are regular files in dir.
+func configPaths(dir string, names []string) []string {
+	var paths []string
+	for _, n := range names {
+		if p := filepath.Join(dir, n); regular(p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+func regular(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Load reads an agent file, or the agents of an opencode.json's agent
+// section. An agent with disable: true is left out, as opencode leaves it
+// out. Run as a root without a default_model, an agent that names no
+// model runs on the model opencode's configuration names (SessionModel).
+func (o Origin) Load(path, source string, opts config.LoadOptions) ([]*config.Agent, config.Diagnostics) {
+	var (
+		agents []*config.Agent
+		diags  config.Diagnostics
+	)
+	if strings.EqualFold(filepath.Ext(path), ".md") {
+		opts.Markdown = Dialect
+		a, ds := config.LoadAgentFile(path, source, opts)
+		diags = ds
+		if a != nil {
+			diags = append(diags, nameFromPath(a, path)...)
+			agents = []*config.Agent{a}
+		}
+	} else {
+		agents, diags = loadConfigFile(path, source)
+	}
+	for _, a := range agents {
+		if a.InheritsModel() {
+			a.RootModel = o.RootModel
+		}
+	}
+	return agents, diags
+}
+
+// nameFromPath warns when opencode would call the agent otherwise than by
+// its file's name: opencode names an agent in a subdirectory of agents/
+// by its path (review/security); deputy's names hold no slash.
+func nameFromPath(a *config.Agent, path string) config.Diagnostics {
+	if a.KeyLine("name") > 0 {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	var parts []string
+	for ; ; dir = filepath.Dir(dir) {
+		base := filepath.Base(dir)
+		if base == "agent" || base == "agents" || dir == filepath.Dir(dir) {
+			break
+		}
+		parts = append([]string{base}, parts...)
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	full := strings.Join(append(parts, a.Name), "/")
+	return config.Diagnostics{{File: path, Severity: config.Warning,
+		Message: fmt.Sprintf("opencode calls this agent %q; deputy calls it %q, its file's name", full, a.Name)}}
+}
+
+// Duplicate is what a second definition of a name in one configuration
+// directory is: opencode merges an opencode.json entry and an agent file
+// of one name, field by field; deputy uses the one read first.
+func (o Origin) Duplicate(d config.Dir, a *config.Agent, path, first string) config.Diagnostic {
+	rel, err := filepath.Rel(d.Path, first)
+	if err != nil {
+		rel = first
+	}
+	return config.Diagnostic{File: path, Line: a.KeyLine("name"), Severity: config.Warning,
+		Message: fmt.Sprintf("agent %q is also defined in %s, which is used (opencode merges the two; deputy does not); this definition is ignored", a.Name, rel)}
+}

@@ -1,0 +1,61 @@
+package opencode
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deputyhq/deputy/config/internal/configtest"
+)
+
+// FuzzParseAgent: any agent file read in opencode's dialect is an agent
+// whose values are in range, or an error, never a panic; twice the same.
+func FuzzParseAgent(f *testing.F) {
+	configtest.AddFileSeeds(f, filepath.Join("testdata", "*.md"))
+	configtest.AddSeeds(f, []string{
+		"---\ndescription: d\ntools:\n  write: false\n  \"*\": true\npermission:\n  bash: {\"git *\": allow, \"*\": ask}\n  task: deny\n---\nbody",
+		"---\ndescription: d\npermission: deny\nsteps: -1\nmaxSteps: 3\nmodel: x\ndisable: yes\n---\n",
+		"---\nname: a/b\ntemperature: nan\nmode: [1]\ntools: [read]\npermission: [allow]\n---\n",
+	})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, diags := Dialect.ParseMarkdown(data, "a.md")
+		configtest.CheckAgent(t, a, diags)
+		_, again := Dialect.ParseMarkdown(data, "a.md")
+		if d := cmp.Diff(configtest.DiagStrings(diags), configtest.DiagStrings(again)); d != "" {
+			t.Errorf("not deterministic (-first +second):\n%s", d)
+		}
+	})
+}
+
+// FuzzConfigFile: any opencode.json gives agents in range or diagnostics,
+// never a panic; StripJSONC leaves valid JSON meaning what it meant.
+func FuzzConfigFile(f *testing.F) {
+	configtest.AddFileSeeds(f, filepath.Join("testdata", "*.json*"))
+	configtest.AddSeeds(f, []string{
+		`{"agent": {"a": {"description": "d", "prompt": "{file:./nowhere}", "tools": {"bash": false}}, "build": {}}}`,
+		"{\n// c\n\"agent\": {\"x\": {\"prompt\": \"p\",},/* */},\n}",
+		`{"agent": [1], "model": 3}`,
+		`{"agent": {"a": "b", "c": {"name": "Not Valid", "steps": 1e9}}}`,
+		"/* unclosed",
+	})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "opencode.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		agents, diags := loadConfigFile(p, Source)
+		for _, a := range agents {
+			configtest.CheckAgent(t, a, diags)
+		}
+		var in, out any
+		if json.Unmarshal(data, &in) == nil {
+			if err := json.Unmarshal(StripJSONC(data), &out); err != nil || !reflect.DeepEqual(in, out) {
+				t.Errorf("valid JSON changed: %v, %v != %v", err, in, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,210 @@
+package opencode
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/configtest"
+)
+
+// An opencode agent file: named after its file, its model, temperature
+// and steps honoured, every tool its permissions allow (ask_user only when
+// question is allowed), the tools map and permission evaluated as opencode
+// evaluates them (the last matching rule decides), and one warning for
+// what deputy cannot honour.
+func TestParseAgent(t *testing.T) {
+	src := `---
+description: Reviews code
+mode: subagent
+model: anthropic/claude-sonnet-4-20250514
+temperature: 0.1
+steps: 12
+variant: high
+tools:
+  write: false
+  websearch: true
+permission:
+  bash:
+    "git *": allow
+    "*": deny
+  webfetch: ask
+  mymcp_*: deny
+---
+You review code.
+`
+	a, diags := Dialect.ParseMarkdown([]byte(src), "review.md")
+	if a == nil || diags.HasErrors() {
+		t.Fatalf("agent %v, diagnostics %v", a, diags)
+	}
+	if a.Name != "review" || a.Description != "Reviews code" || a.Model != "anthropic/claude-sonnet-4-20250514" ||
+		*a.Params.Temperature != 0.1 || a.MaxTurns != 12 || a.SystemPrompt != "You review code." {
+		t.Errorf("agent %+v", a)
+	}
+	if d := cmp.Diff([]string{config.ToolsAll}, a.Tools); d != "" {
+		t.Errorf("tools (-want +got):\n%s", d)
+	}
+	want := []string{"write_file", "edit_file", "terminal", "fetch", "ask_user", "mcp__mymcp"}
+	if d := cmp.Diff(want, a.DisallowedTools); d != "" {
+		t.Errorf("disallowed (-want +got):\n%s", d)
+	}
+	wantDiags := []string{
+		"warning: review.md:7: variant: key variant is an opencode setting deputy ignores: deputy does not choose a model's reasoning variant; the model's default applies",
+		`warning: review.md:8: tools: "websearch": opencode tools deputy does not have; left out`,
+		`warning: review.md:11: permission: "webfetch": "ask" is not honoured (deputy does not ask before a tool runs), so these tools are left out`,
+		`warning: review.md:11: permission: "bash": rules for some commands or paths only are not honoured (deputy grants a tool whole), so these tools are left out`,
+	}
+	if d := cmp.Diff(wantDiags, configtest.DiagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+	if !slices.Equal(a.Optional.Patterns, []string{"*"}) {
+		t.Errorf("task: patterns %v", a.Optional.Patterns)
+	}
+
+	// The last matching rule decides: "*" after read denies read too.
+	a, _ = Dialect.ParseMarkdown([]byte("---\ndescription: d\npermission:\n  read: allow\n  \"*\": deny\n  question: allow\n---\n"), "x.md")
+	if d := cmp.Diff([]string{"read_file", "write_file", "edit_file", "find_path", "grep", "list_directory", "terminal", "fetch"}, a.DisallowedTools); d != "" {
+		t.Errorf("order (-want +got):\n%s", d)
+	}
+	if a.Optional.Patterns != nil {
+		t.Errorf("task denied by *: patterns %v", a.Optional.Patterns)
+	}
+	// A permission that is one action applies to every tool; task names
+	// the subagents the agent may spawn.
+	a, _ = Dialect.ParseMarkdown([]byte("---\ndescription: d\npermission: allow\n---\n"), "x.md")
+	if len(a.DisallowedTools) != 0 {
+		t.Errorf("allow: disallowed %v", a.DisallowedTools)
+	}
+	a, _ = Dialect.ParseMarkdown([]byte("---\ndescription: d\npermission:\n  task:\n    \"*\": deny\n    \"review-*\": allow\n---\n"), "x.md")
+	if !slices.Equal(a.Optional.Patterns, []string{"review-*"}) {
+		t.Errorf("task patterns %v", a.Optional.Patterns)
+	}
+}
+
+// What opencode accepts and deputy reads with a warning, and what it
+// refuses.
+func TestParseAgentMessages(t *testing.T) {
+	for _, tt := range []struct {
+		src  string
+		want []string
+	}{
+		{"---\ndescription: d\nmodel: claude-4-sonnet\n---\n", []string{`warning: a.md:3: model: "claude-4-sonnet" is not provider/model, as opencode reads a model; the agent runs on its caller's model`}},
+		{"---\ndescription: d\npermissions:\n  bash: deny\n---\n", []string{"warning: a.md:3: permissions: unknown key; ignored"}},
+		{"---\ndescription: d\nmode: helper\n---\n", []string{`warning: a.md:3: mode: "helper" is not one of opencode's modes (primary, subagent, all); the agent loads as all`}},
+		{"---\ndescription: d\ntemperature: 3\n---\n", []string{"error: a.md:3: temperature: must be between 0 and 2, got 3"}},
+		{"---\ndescription: d\nsteps: 0\n---\n", []string{"error: a.md:3: steps: must be a positive integer, got 0"}},
+		{"---\ndescription: d\nmaxSteps: 5\ncolor: \"#ff0000\"\n---\n", []string{"warning: a.md:4: color: key color is an opencode setting deputy ignores"}},
+	} {
+		a, diags := Dialect.ParseMarkdown([]byte(tt.src), "a.md")
+		if a == nil {
+			t.Errorf("%q: no agent: %v", tt.src, diags)
+			continue
+		}
+		if d := cmp.Diff(tt.want, configtest.DiagStrings(diags)); d != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.src, d)
+		}
+	}
+}
+
+// opencode's directories: agents in agent/ and agents/ of each
+// configuration directory (subdirectories too, named after their file),
+// the agent section of opencode.json ({file:} prompts, JSONC), a
+// disabled agent left out, opencode's built-in agents not taken for
+// deputy's, the model opencode.json names as the root's, and task as
+// call_agent over the other opencode agents.
+func TestAgentDirs(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("OPENCODE_CONFIG", "")
+	t.Setenv("OPENCODE_CONFIG_DIR", "")
+	proj := filepath.Join(root, "proj")
+	configtest.WriteFiles(t, root, map[string]string{
+		"home/.config/opencode/opencode.json":         `{"model": "openai/gpt-test", "agent": {"build": {"model": "x/y"}}}`,
+		"home/.config/opencode/agent/global.md":       "---\ndescription: global\n---\nGLOBAL\n",
+		"proj/.git/HEAD":                              "ref\n",
+		"proj/opencode.jsonc":                         "{\n  // the project's\n  \"agent\": {\n    \"docs\": {\"description\": \"docs\", \"prompt\": \"{file:./prompts/docs.txt}\", \"mode\": \"subagent\",},\n    \"old\": {\"description\": \"off\", \"disable\": true},\n  },\n}\n",
+		"proj/prompts/docs.txt":                       "Write docs.\n",
+		"proj/.opencode/agents/lead.md":               "---\ndescription: lead\nmode: primary\npermission:\n  task:\n    docs: allow\n---\nLEAD\n",
+		"proj/.opencode/agent/review/security.md":     "---\ndescription: security\nmodel: anthropic/claude-x\n---\nSEC\n",
+		"proj/.opencode/agent/review/notes/README.md": "not an agent\n",
+	})
+	set, diags := config.LoadAgents(AgentDirs(proj), config.LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var names []string
+	for _, a := range set.List() {
+		names = append(names, a.Name+":"+a.Source)
+	}
+	if d := cmp.Diff([]string{"docs:opencode", "global:opencode", "lead:opencode", "security:opencode"}, names); d != "" {
+		t.Errorf("agents (-want +got):\n%s", d)
+	}
+	docs, _ := set.Get("docs")
+	if docs == nil || docs.SystemPrompt != "Write docs." || docs.RootModel != "openai/gpt-test" || docs.Path != filepath.Join(proj, "opencode.jsonc") {
+		t.Errorf("docs %+v", docs)
+	}
+	if sec, _ := set.Get("security"); sec == nil || sec.RootModel != "" || sec.Model != "anthropic/claude-x" {
+		t.Errorf("security %+v", sec)
+	}
+	if lead, _ := set.Get("lead"); lead == nil || !slices.Equal(lead.SubAgents, []string{"docs"}) {
+		t.Errorf("lead %+v", lead)
+	}
+	if g, _ := set.Get("global"); g == nil || !slices.Equal(g.SubAgents, []string{"docs", "lead", "security"}) {
+		t.Errorf("global %+v", g)
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.String())
+	}
+	want := []string{
+		filepath.Join(home, ".config", "opencode", "opencode.json") + `:1: agent.build: adjusts opencode's built-in agent "build", which deputy does not have; left out`,
+		filepath.Join(proj, "opencode.jsonc") + `: agent "old" is left out: disable: true, as opencode leaves it out`,
+		filepath.Join(proj, ".opencode", "agent", "review", "notes", "README.md") + ": no front matter, so not an agent; skipped",
+		filepath.Join(proj, ".opencode", "agent", "review", "security.md") + `: opencode calls this agent "review/security"; deputy calls it "security", its file's name`,
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}
+
+func TestStripJSONC(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a": "http://x//y", /* c */ "b": [1, 2,], }`: `{"a": "http://x//y",  "b": [1, 2 ]  }`,
+		"{\n// line\n\"a\": \"\\\"//\"\n}":             "{\n\n\"a\": \"\\\"//\"\n}",
+		"{\"a\": 1 /* x\ny */, \"b\": 2}":              "{\"a\": 1 \n, \"b\": 2}",
+	} {
+		if got := string(StripJSONC([]byte(in))); got != want {
+			t.Errorf("StripJSONC(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSessionModel(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
+	t.Setenv("OPENCODE_CONFIG", "")
+	configtest.WriteFiles(t, root, map[string]string{
+		"xdg/opencode/opencode.json":       `{"model": "openai/gpt-global"}`,
+		"proj/.git/HEAD":                   "",
+		"proj/opencode.json":               `{"model": "anthropic/claude-proj", // the project's` + "\n}",
+		"proj/sub/.opencode/opencode.json": `{"model": "no-provider"}`,
+	})
+	if got := SessionModel(filepath.Join(root, "proj", "sub")); got != "anthropic/claude-proj" {
+		t.Errorf("SessionModel = %q", got)
+	}
+	if err := os.Remove(filepath.Join(root, "proj", "opencode.json")); err != nil {
+		t.Fatal(err)
+	}
+	if got := SessionModel(filepath.Join(root, "proj")); got != "openai/gpt-global" || strings.Contains(got, "no-provider") {
+		t.Errorf("SessionModel = %q", got)
+	}
+}
