@@ -28,8 +28,9 @@ func TestAgentDirs(t *testing.T) {
 		{"/xdg/axe/agents", "axe"},
 		{"/home/u/.claude/agents", "claude"},
 		{"/work/p/.claude/agents", "claude"},
-		{"/xdg/opencode", "opencode"},     // its agent(s)/ and opencode.json
-		{"/work/p", "opencode"},           // the project's opencode.json
+		{"/xdg/opencode", "opencode"}, // its agent(s)/ and opencode.json
+		{"/work/p/opencode.jsonc", "opencode"},
+		{"/work/p/opencode.json", "opencode"},
 		{"/work/p/.opencode", "opencode"}, // its agent(s)/ and opencode.json
 		{"/home/u/.opencode", "opencode"},
 		{"/work/p/.deputy/agents", config.SourceProject},

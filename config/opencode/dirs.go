@@ -57,9 +57,9 @@ func projectChain(cwd string) []string {
 // directory; the opencode.json files of the project, from the repository
 // root down to cwd; each .opencode directory from the root down; ~/.opencode;
 // and $OPENCODE_CONFIG_DIR. A configuration directory holds agents in
-// agent/ and agents/ (their subdirectories too) and, as the global one
-// does, an opencode.json with an agent section; $OPENCODE_CONFIG names one
-// more opencode.json, read after the global one.
+// agent/ and agents/ (their subdirectories too) and an opencode.json with
+// an agent section; $OPENCODE_CONFIG names one more opencode.json, read
+// after the global one.
 func AgentDirs(cwd string) []config.Dir {
 	var dirs []config.Dir
 	root := SessionModel(cwd)
@@ -71,11 +71,12 @@ func AgentDirs(cwd string) []config.Dir {
 	}
 	add(GlobalDir(), Origin{})
 	if f := os.Getenv("OPENCODE_CONFIG"); f != "" && filepath.IsAbs(f) {
-		add(filepath.Dir(f), Origin{Only: []string{filepath.Base(f)}})
+		add(f, Origin{File: true})
 	}
 	chain := projectChain(cwd)
 	for _, d := range chain {
-		add(d, Origin{Only: []string{"opencode.jsonc", "opencode.json"}})
+		add(filepath.Join(d, "opencode.jsonc"), Origin{File: true})
+		add(filepath.Join(d, "opencode.json"), Origin{File: true})
 	}
 	for _, d := range chain {
 		add(filepath.Join(d, ".opencode"), Origin{})
@@ -93,10 +94,9 @@ func AgentDirs(cwd string) []config.Dir {
 // (Markdown files below agent/ and agents/) and the agent section of its
 // opencode.json.
 type Origin struct {
-	// Only, when set, are the only files read: opencode.json files
-	// named in the directory (a project's, $OPENCODE_CONFIG), no agent
-	// directories.
-	Only []string
+	// File says the Dir's path is one opencode.json (a project's,
+	// $OPENCODE_CONFIG), not a configuration directory.
+	File bool
 	// RootModel is the model opencode's configuration names for a
 	// session (SessionModel): what an agent that names none runs on as a
 	// root without a default_model.
@@ -113,16 +113,15 @@ const maxDepth = 8
 // Files lists the directory's opencode.json files, then its Markdown agents.
 func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 	fi, err := os.Stat(dir)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, nil, err
-	}
-	if !fi.IsDir() {
+	case o.File && fi.Mode().IsRegular():
+		return []string{dir}, nil, nil
+	case !fi.IsDir():
 		return nil, nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	var paths []string
-	if o.Only != nil {
-		return configPaths(dir, o.Only), nil, nil
-	}
 	var diags config.Diagnostics
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {

@@ -167,11 +167,11 @@ func setRule(rules []rule, r rule) []rule {
 var opencodeTools = []struct{ deputy, opencode string }{
 	{"read_file", "read"}, {"write_file", "edit"}, {"edit_file", "edit"}, {"find_path", "glob"},
 	{"grep", "grep"}, {"list_directory", "list"}, {"terminal", "bash"}, {"fetch", "webfetch"},
-	{"ask_user", "question"},
+	{"ask_user", "question"}, {"todo_write", "todowrite"}, {"todo_read", "todoread"},
 }
 
 // missingTools are opencode's tools deputy does not have.
-var missingTools = []string{"websearch", "codesearch", "todowrite", "todoread", "lsp", "skill"}
+var missingTools = []string{"websearch", "codesearch", "lsp", "skill"}
 
 // applyPermissions keeps the deputy tools the rules allow, as opencode
 // evaluates them: the last rule that matches a tool decides, and a tool no

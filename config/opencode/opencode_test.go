@@ -68,7 +68,7 @@ You review code.
 
 	// The last matching rule decides: "*" after read denies read too.
 	a, _ = Dialect.ParseMarkdown([]byte("---\ndescription: d\npermission:\n  read: allow\n  \"*\": deny\n  question: allow\n---\n"), "x.md")
-	if d := cmp.Diff([]string{"read_file", "write_file", "edit_file", "find_path", "grep", "list_directory", "terminal", "fetch"}, a.DisallowedTools); d != "" {
+	if d := cmp.Diff([]string{"read_file", "write_file", "edit_file", "find_path", "grep", "list_directory", "terminal", "fetch", "todo_write", "todo_read"}, a.DisallowedTools); d != "" {
 		t.Errorf("order (-want +got):\n%s", d)
 	}
 	if a.Optional.Patterns != nil {
