@@ -277,12 +277,7 @@ func LintRootModels(set *AgentSet, defaultModel string) Diagnostics {
 	if defaultModel != "" && defaultModel != ModelInherit {
 		return nil
 	}
-	child := map[string]bool{}
-	for _, a := range set.List() {
-		for _, s := range a.SubAgents {
-			child[s] = true
-		}
-	}
+	child := childNames(set)
 	var diags Diagnostics
 	for _, a := range set.List() {
 		missing := a.KeyLine("model") == 0 && strings.EqualFold(filepath.Ext(a.Path), ".toml") // already an error
@@ -303,12 +298,7 @@ func LintRootModels(set *AgentSet, defaultModel string) Diagnostics {
 // (no agent lists it in sub_agents); as a child its model is its parent's,
 // known only when it runs.
 func LintParams(set *AgentSet, defaultModel string, table *capability.Table) Diagnostics {
-	child := map[string]bool{}
-	for _, a := range set.List() {
-		for _, s := range a.SubAgents {
-			child[s] = true
-		}
-	}
+	child := childNames(set)
 	var diags Diagnostics
 	for _, a := range set.List() {
 		model := a.Model
@@ -328,4 +318,16 @@ func LintParams(set *AgentSet, defaultModel string, table *capability.Table) Dia
 		}
 	}
 	return diags
+}
+
+// childNames are the agents some agent of set lists in sub_agents: those
+// that run as children (and inherit a parent's model) rather than as roots.
+func childNames(set *AgentSet) map[string]bool {
+	child := map[string]bool{}
+	for _, a := range set.List() {
+		for _, s := range a.SubAgents {
+			child[s] = true
+		}
+	}
+	return child
 }

@@ -297,24 +297,21 @@ func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 			errorf("default_model", "default_model %q names unknown provider %q", m, ref.Provider)
 		}
 	}
-	for _, model := range sortedKeys(s.Prices) {
-		// Lenient: the price is kept, but a misspelt provider would
-		// otherwise leave cost_usd null with no word why.
-		if provider, _, _ := strings.Cut(model, "/"); !s.KnownProvider(provider) {
-			sink := &Sink{File: origin["prices."+model]}
-			sink.Warnf(0, "", "prices.%s: no provider is called %q (built-in: %s; hosted: %s; others are defined under providers), so this price is never used",
-				model, provider, strings.Join(builtinProviders, ", "), strings.Join(HostedProviders, ", "))
-			diags = append(diags, sink.Diags...)
+	// Lenient: an entry of a provider deputy does not know is kept, but a
+	// misspelt provider would otherwise leave cost_usd null, or a rule
+	// unapplied, with no word why.
+	unused := func(section string, models []string, what string) {
+		for _, model := range models {
+			if provider, _, _ := strings.Cut(model, "/"); !s.KnownProvider(provider) {
+				sink := &Sink{File: origin[section+"."+model]}
+				sink.Warnf(0, "", "%s.%s: no provider is called %q (built-in: %s; hosted: %s; others are defined under providers), so this %s is never used",
+					section, model, provider, strings.Join(builtinProviders, ", "), strings.Join(HostedProviders, ", "), what)
+				diags = append(diags, sink.Diags...)
+			}
 		}
 	}
-	for _, model := range sortedKeys(s.Capabilities) {
-		if provider, _, _ := strings.Cut(model, "/"); !s.KnownProvider(provider) {
-			sink := &Sink{File: origin["capabilities."+model]}
-			sink.Warnf(0, "", "capabilities.%s: no provider is called %q (built-in: %s; hosted: %s; others are defined under providers), so this entry is never used",
-				model, provider, strings.Join(builtinProviders, ", "), strings.Join(HostedProviders, ", "))
-			diags = append(diags, sink.Diags...)
-		}
-	}
+	unused("prices", sortedKeys(s.Prices), "price")
+	unused("capabilities", sortedKeys(s.Capabilities), "entry")
 	sa := s.Agent.Subagent
 	switch {
 	case sa.Provider != "" && sa.Model == "":

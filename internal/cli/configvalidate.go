@@ -194,14 +194,7 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 	}
 	kv("concurrency", s.Concurrency, noteIf(s.Concurrency == 0, "no cap: each provider's adaptive limit"))
 	kv("max_turns", s.MaxTurns, "")
-	prices := "the embedded table of " + price.AsOf
-	switch n := len(s.Prices); n {
-	case 0:
-	case 1:
-		prices += ", with 1 entry laid over it"
-	default:
-		prices += fmt.Sprintf(", with %d entries laid over it", n)
-	}
+	prices := overlaid(price.AsOf, len(s.Prices))
 	kv("prices", prices, "")
 	for _, model := range slices.Sorted(maps.Keys(s.Prices)) {
 		p := s.Prices[model]
@@ -214,14 +207,7 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 		}
 		kv("prices."+model, v+"}", "")
 	}
-	caps := "the embedded table of " + capability.AsOf
-	switch n := len(s.Capabilities); n {
-	case 0:
-	case 1:
-		caps += ", with 1 entry laid over it"
-	default:
-		caps += fmt.Sprintf(", with %d entries laid over it", n)
-	}
+	caps := overlaid(capability.AsOf, len(s.Capabilities))
 	kv("capabilities", caps, "")
 	kv("retry.max_attempts", s.Retry.MaxAttempts, "")
 	kv("retry.base_delay", s.Retry.BaseDelay, "")
@@ -259,4 +245,16 @@ func noteIf(cond bool, note string) string {
 		return note
 	}
 	return ""
+}
+
+// overlaid describes an embedded table of the given date with n entries
+// of config.yaml laid over it.
+func overlaid(asOf string, n int) string {
+	switch n {
+	case 0:
+		return "the embedded table of " + asOf
+	case 1:
+		return "the embedded table of " + asOf + ", with 1 entry laid over it"
+	}
+	return fmt.Sprintf("the embedded table of %s, with %d entries laid over it", asOf, n)
 }
