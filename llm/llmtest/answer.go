@@ -17,9 +17,12 @@ type Answer struct {
 	Rule string
 	Text string
 	// Reasoning is the readable summary of the model's thinking (Reply.Reasoning).
-	Reasoning  string
-	ToolCalls  []llm.ToolCall
-	Usage      llm.Usage
+	Reasoning string
+	ToolCalls []llm.ToolCall
+	Usage     llm.Usage
+	// UsageSet says the rule set the usage: a wire reports it as scripted
+	// instead of counting what it emulates (a prompt cache, thinking).
+	UsageSet   bool
 	Finish     llm.FinishReason
 	Latency    time.Duration
 	ChunkDelay time.Duration
@@ -116,6 +119,7 @@ func (s *Script) render(c *compiledRule, req *llm.Request, idPrefix string) (*An
 	}
 	a.Usage = estimateUsage(req, a)
 	if u := r.Reply.Usage; u != nil {
+		a.UsageSet = true
 		if u.InputTokens != nil {
 			a.Usage.InputTokens = *u.InputTokens
 		}

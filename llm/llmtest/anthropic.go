@@ -6,31 +6,57 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/deputyhq/deputy/llm"
 )
 
 // anthropicWire speaks the Anthropic messages API (POST /v1/messages).
-type anthropicWire struct{}
+// st is the server's memory of the API (prompt cache, thinking blocks
+// given out); a wire without one forgets every request.
+type anthropicWire struct{ st *anthropicState }
+
+// anthropicState is what the fake Anthropic API remembers between
+// requests.
+type anthropicState struct {
+	cache  anCache
+	issued anIssued
+}
 
 func (anthropicWire) protocol() string { return "anthropic" }
 func (anthropicWire) idPrefix() string { return "toolu_" }
 
 type anRequest struct {
-	Model        string          `json:"model"`
-	MaxTokens    *int            `json:"max_tokens"`
-	System       json.RawMessage `json:"system"`
-	Messages     []anMessage     `json:"messages"`
-	Tools        []anTool        `json:"tools"`
-	Temperature  *float64        `json:"temperature"`
-	Stream       bool            `json:"stream"`
+	Model        string            `json:"model"`
+	MaxTokens    *int              `json:"max_tokens"`
+	System       json.RawMessage   `json:"system"`
+	Messages     []anMessage       `json:"messages"`
+	Tools        []json.RawMessage `json:"tools"`
+	Temperature  *float64          `json:"temperature"`
+	TopP         *float64          `json:"top_p"`
+	TopK         *int              `json:"top_k"`
+	Stream       bool              `json:"stream"`
+	Thinking     *anThinking       `json:"thinking"`
+	ToolChoice   *anToolChoice     `json:"tool_choice"`
+	CacheControl json.RawMessage   `json:"cache_control"`
 	OutputConfig *struct {
+		Effort string `json:"effort"`
 		Format *struct {
 			Type   string          `json:"type"`
 			Schema json.RawMessage `json:"schema"`
 		} `json:"format"`
 	} `json:"output_config"`
+}
+
+type anThinking struct {
+	Type         string `json:"type"`
+	BudgetTokens *int   `json:"budget_tokens"`
+	Display      string `json:"display"`
+}
+
+type anToolChoice struct {
+	Type string `json:"type"`
 }
 
 type anMessage struct {
@@ -48,6 +74,9 @@ type anBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+	Thinking  string          `json:"thinking"`
+	Signature *string         `json:"signature"`
+	Data      string          `json:"data"`
 }
 
 type anTool struct {
@@ -57,17 +86,20 @@ type anTool struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
-func (anthropicWire) parse(_ *http.Request, body []byte) (*call, error) {
+func (w anthropicWire) parse(_ *http.Request, body []byte) (*call, error) {
 	var in anRequest
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, fmt.Errorf("request body is not a messages request: %w", err)
 	}
-	return parseAnthropic(&in)
+	return w.parseAnthropic(&in)
 }
 
 // parseAnthropic translates a decoded messages request. Like the real API
-// it requires model, max_tokens and at least one message.
-func parseAnthropic(in *anRequest) (*call, error) {
+// it requires model, max_tokens and at least one message, and it holds
+// the model to its documented rules (anModel): a thinking block sent back
+// broken on any server, a setting the model refuses and a turn that lost
+// its thinking blocks on a strict one (call.strict).
+func (w anthropicWire) parseAnthropic(in *anRequest) (*call, error) {
 	switch {
 	case in.Model == "":
 		return nil, errors.New("model: Field required")
@@ -76,69 +108,281 @@ func parseAnthropic(in *anRequest) (*call, error) {
 	case len(in.Messages) == 0:
 		return nil, errors.New("messages: at least one message is required")
 	}
-	system, err := anthropicText(in.System)
+	m := anModelOf(in.Model)
+	an, refusal, err := anSettings(in, m)
 	if err != nil {
-		return nil, fmt.Errorf("system: %w", err)
+		return nil, err
 	}
-	req := &llm.Request{Model: in.Model, System: system, Messages: []llm.Message{}}
+	an.st = w.st
+	req := &llm.Request{Model: in.Model, Messages: []llm.Message{}}
 	if oc := in.OutputConfig; oc != nil && oc.Format != nil {
 		if oc.Format.Type != "json_schema" {
 			return nil, fmt.Errorf("output_config.format.type: unknown type %q (want json_schema)", oc.Format.Type)
 		}
 		req.Output = &llm.OutputSchema{Schema: compactJSON(oc.Format.Schema)}
 	}
-	names := toolNames{}
-	for i, m := range in.Messages {
-		blocks, err := anthropicBlocks(m.Content)
-		if err != nil {
-			return nil, fmt.Errorf("messages[%d].content: %w", i, err)
-		}
-		switch m.Role {
-		case "user":
-			var text []string
-			for j, b := range blocks {
-				switch b.Type {
-				case "text":
-					text = append(text, b.Text)
-				case "tool_result":
-					content, err := anthropicText(b.Content)
-					if err != nil {
-						return nil, fmt.Errorf("messages[%d].content[%d].content: %w", i, j, err)
-					}
-					req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: content,
-						ToolCallID: b.ToolUseID, ToolName: names[b.ToolUseID], IsError: b.IsError})
-				}
-			}
-			if text != nil || len(blocks) == 0 || !hasBlock(blocks, "tool_result") {
-				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: strings.Join(text, "")})
-			}
-		case "assistant":
-			msg := llm.Message{Role: llm.RoleAssistant}
-			var text []string
-			for _, b := range blocks {
-				switch b.Type {
-				case "text":
-					text = append(text, b.Text)
-				case "tool_use":
-					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: compactJSON(b.Input)})
-				}
-			}
-			msg.Content = strings.Join(text, "")
-			names.add(msg.ToolCalls)
-			req.Messages = append(req.Messages, msg)
-		default:
-			return nil, fmt.Errorf("messages[%d].role: unknown role %q (want user or assistant)", i, m.Role)
-		}
+	if oc := in.OutputConfig; oc != nil {
+		req.Params.Effort = oc.Effort
 	}
-	for i, t := range in.Tools {
+	var p anPrefix
+	if req.Tools, err = anthropicTools(in.Tools, &p); err != nil {
+		return nil, err
+	}
+	if req.System, err = anthropicSystem(in.System, &p); err != nil {
+		return nil, fmt.Errorf("system: %w", err)
+	}
+	var strict *httpError
+	if err := w.readMessages(in, m, req, &p, &strict); err != nil {
+		return nil, err
+	}
+	an.prefix, an.input = p.hash(), p.tokens()
+	if an.cache, err = w.st.cacheOrNil().use(in.Model, &p, len(in.CacheControl) > 0 && string(in.CacheControl) != "null", m.minCacheTokens()); err != nil {
+		return nil, newHTTPError(errBadRequest, "%v", err)
+	}
+	an.redacted = slices.ContainsFunc(req.Messages, func(msg llm.Message) bool {
+		return msg.Role != llm.RoleAssistant && strings.Contains(msg.Content, anRedactedTrigger)
+	})
+	req.Params.Temperature = in.Temperature
+	req.Params.MaxTokens = in.MaxTokens
+	if strict == nil {
+		strict = refusal
+	}
+	return &call{req: req, stream: in.Stream, an: an, strict: strict}, nil
+}
+
+// cacheOrNil is the server's prompt cache, nil for a wire without one.
+func (st *anthropicState) cacheOrNil() *anCache {
+	if st == nil {
+		return nil
+	}
+	return &st.cache
+}
+
+// anthropicTools reads the tools, adding each to the prefix.
+func anthropicTools(raws []json.RawMessage, p *anPrefix) ([]llm.ToolSpec, error) {
+	var tools []llm.ToolSpec
+	for i, raw := range raws {
+		var t anTool
+		canon, cached, err := anCanon(raw)
+		if err == nil {
+			err = json.Unmarshal(raw, &t)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tools[%d]: %w", i, err)
+		}
 		if t.Name == "" {
 			return nil, fmt.Errorf("tools[%d].name: Field required", i)
 		}
-		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: compactJSON(t.InputSchema)})
+		p.add("tool", canon, cached)
+		tools = append(tools, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: compactJSON(t.InputSchema)})
 	}
-	req.Params.Temperature = in.Temperature
-	req.Params.MaxTokens = in.MaxTokens
-	return &call{req: req, stream: in.Stream}, nil
+	return tools, nil
+}
+
+// anthropicSystem reads the system prompt, adding its blocks to the
+// prefix.
+func anthropicSystem(raw json.RawMessage, p *anPrefix) (string, error) {
+	raws, err := anthropicRawBlocks(raw)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range raws {
+		canon, cached, err := anCanon(r)
+		if err != nil {
+			return "", err
+		}
+		p.add("system", canon, cached)
+	}
+	return anthropicText(raw)
+}
+
+// readMessages translates the messages into req, adding their blocks to
+// the prefix and checking every thinking block sent back (anVerify), and
+// the latest tool-calling turn against the one the fake gave out
+// (anIssued): a turn that lost its thinking blocks is set in strict, the
+// error of a strict server.
+func (w anthropicWire) readMessages(in *anRequest, m anModel, req *llm.Request, p *anPrefix, strict **httpError) error {
+	names := toolNames{}
+	var faults []anFault
+	var latest *anTurn // the assistant turn whose tool calls the last message answers
+	for i, msg := range in.Messages {
+		raws, err := anthropicRawBlocks(msg.Content)
+		if err != nil {
+			return fmt.Errorf("messages[%d].content: %w", i, err)
+		}
+		blocks := make([]anBlock, len(raws))
+		for j, r := range raws {
+			if err := json.Unmarshal(r, &blocks[j]); err != nil {
+				return fmt.Errorf("messages[%d].content[%d]: %w", i, j, err)
+			}
+		}
+		switch msg.Role {
+		case "user":
+			if err := readUser(req, i, blocks, names); err != nil {
+				return err
+			}
+		case "assistant":
+			turn, err := readAssistant(m, i, raws, blocks, p)
+			if err != nil {
+				return err
+			}
+			names.add(turn.msg.ToolCalls)
+			req.Messages = append(req.Messages, turn.msg)
+			faults = append(faults, turn.faults...)
+			if i == len(in.Messages)-2 && len(turn.msg.ToolCalls) > 0 {
+				latest = turn
+			}
+			continue
+		default:
+			return fmt.Errorf("messages[%d].role: unknown role %q (want user or assistant)", i, msg.Role)
+		}
+		for _, r := range raws {
+			canon, cached, err := anCanon(r)
+			if err != nil {
+				return fmt.Errorf("messages[%d].content: %w", i, err)
+			}
+			p.add("user", canon, cached)
+		}
+	}
+	err, lost := w.thinkingVerdict(m, faults, latest)
+	*strict = lost
+	if m.refusesPrefill && in.Messages[len(in.Messages)-1].Role == "assistant" {
+		*strict = newHTTPError(errBadRequest, "This model does not support assistant message prefill. The conversation must end with a user message.")
+	}
+	return err
+}
+
+// thinkingVerdict is the error, if any, for the thinking blocks of a
+// request: faults are the blocks that failed their check, latest the
+// tool-calling turn the request answers. A block sent back broken or
+// edited, or after a prefix that changed, is the provider's 400 on any
+// server. That turn must also bring back the thinking blocks the fake
+// gave out with it, every one, in order (the thinking-tool-workflows
+// page: they come back complete and unmodified with the tool results):
+// one left out or added is what a strict server refuses (lost), reported
+// as the provider reports it. Blocks of a family m cannot read may be
+// left out.
+func (w anthropicWire) thinkingVerdict(m anModel, faults []anFault, latest *anTurn) (err error, lost *httpError) {
+	inLatest := func(f anFault) bool { return latest != nil && f.msg == latest.index }
+	if latest != nil && w.st != nil {
+		turn, ok := w.st.issued.get(anTurnKey(latest.start, latest.others))
+		issued := turn.ids
+		if ok && m.reads(turn.family) && !slices.Equal(issued, latest.ids) {
+			j := 0
+			for j < len(issued) && j < len(latest.ids) && issued[j] == latest.ids[j] {
+				j++
+			}
+			lost = newHTTPError(errBadRequest, "%v", anModifiedError(latest.index, latest.thinkingAt(j)))
+			// What leaving blocks out did to the blocks after them is
+			// not reported on its own.
+			var kept []anFault
+			for _, f := range faults {
+				if !inLatest(f) || f.verdict != anRebound {
+					kept = append(kept, f)
+				}
+			}
+			faults = kept
+		}
+	}
+	if len(faults) > 0 {
+		return faults[0].err(inLatest(faults[0])), lost
+	}
+	return nil, lost
+}
+
+// readUser adds a user turn: its text as one user message, its tool
+// results as tool messages.
+func readUser(req *llm.Request, i int, blocks []anBlock, names toolNames) error {
+	var text []string
+	for j, b := range blocks {
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+		case "tool_result":
+			content, err := anthropicText(b.Content)
+			if err != nil {
+				return fmt.Errorf("messages[%d].content[%d].content: %w", i, j, err)
+			}
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: content,
+				ToolCallID: b.ToolUseID, ToolName: names[b.ToolUseID], IsError: b.IsError})
+		}
+	}
+	if text != nil || len(blocks) == 0 || !hasBlock(blocks, "tool_result") {
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: strings.Join(text, "")})
+	}
+	return nil
+}
+
+// anTurn is an assistant turn as read: the message, the thinking blocks
+// that failed their check, and what identifies it against the turns the
+// fake gave out (anIssued): its index, the prefix before it, its other
+// blocks, and its thinking blocks' signatures (a redacted block's data)
+// with their places.
+type anTurn struct {
+	msg    llm.Message
+	index  int
+	faults []anFault
+	start  [32]byte
+	others [][]byte
+	ids    []string
+	at     []int
+}
+
+// thinkingAt is the block index of the turn's j-th thinking block, or
+// the index after the last one.
+func (t *anTurn) thinkingAt(j int) int {
+	if j < len(t.at) {
+		return t.at[j]
+	}
+	if len(t.at) > 0 {
+		return t.at[len(t.at)-1] + 1
+	}
+	return 0
+}
+
+// readAssistant reads an assistant turn, adding its blocks to the prefix
+// and checking its thinking blocks. A turn with thinking blocks keeps its
+// content, as sent, in State.
+func readAssistant(m anModel, i int, raws []json.RawMessage, blocks []anBlock, p *anPrefix) (*anTurn, error) {
+	t := &anTurn{msg: llm.Message{Role: llm.RoleAssistant}, index: i, start: p.hash()}
+	var text []string
+	for j, b := range blocks {
+		canon, cached, err := anCanon(raws[j])
+		if err != nil {
+			return nil, fmt.Errorf("messages[%d].content[%d]: %w", i, j, err)
+		}
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+		case "tool_use":
+			t.msg.ToolCalls = append(t.msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: compactJSON(b.Input)})
+		}
+		if b.Type != "thinking" && b.Type != "redacted_thinking" {
+			t.others = append(t.others, canon)
+			p.add("assistant", canon, cached)
+			continue
+		}
+		signed := b.Data
+		if b.Signature != nil {
+			signed = *b.Signature
+		}
+		v := anMissing
+		if b.Type != "thinking" || b.Signature != nil {
+			v = anVerify(m, p.hash(), b.Type, b.Thinking, signed)
+		}
+		if v != anValid && v != anUnreadable {
+			t.faults = append(t.faults, anFault{msg: i, block: j, verdict: v})
+		}
+		t.ids = append(t.ids, signed)
+		t.at = append(t.at, j)
+		p.add("assistant", canon, cached)
+	}
+	t.msg.Content = strings.Join(text, "")
+	if len(t.ids) > 0 {
+		data, _ := json.Marshal(raws)
+		t.msg.State = &llm.State{Format: llm.StateAnthropic, Data: compactJSON(data)}
+	}
+	return t, nil
 }
 
 func hasBlock(blocks []anBlock, typ string) bool {
@@ -150,9 +394,9 @@ func hasBlock(blocks []anBlock, typ string) bool {
 	return false
 }
 
-// anthropicBlocks reads content that is a string (one text block) or an
-// array of blocks.
-func anthropicBlocks(raw json.RawMessage) ([]anBlock, error) {
+// anthropicRawBlocks reads content that is a string (one text block) or
+// an array of blocks, each as sent.
+func anthropicRawBlocks(raw json.RawMessage) ([]json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -162,11 +406,27 @@ func anthropicBlocks(raw json.RawMessage) ([]anBlock, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		return []anBlock{{Type: "text", Text: s}}, nil
+		return []json.RawMessage{mustJSON(map[string]any{"type": "text", "text": s})}, nil
 	}
-	var blocks []anBlock
+	var blocks []json.RawMessage
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		return nil, errors.New("want a string or an array of content blocks")
+	}
+	return blocks, nil
+}
+
+// anthropicBlocks reads content that is a string (one text block) or an
+// array of blocks.
+func anthropicBlocks(raw json.RawMessage) ([]anBlock, error) {
+	raws, err := anthropicRawBlocks(raw)
+	if err != nil {
+		return nil, err
+	}
+	blocks := make([]anBlock, len(raws))
+	for i, r := range raws {
+		if err := json.Unmarshal(r, &blocks[i]); err != nil {
+			return nil, errors.New("want a string or an array of content blocks")
+		}
 	}
 	return blocks, nil
 }
@@ -212,65 +472,6 @@ func jsonObject(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage("{}")
 }
 
-func (anthropicWire) response(c *call, a *Answer, id string) []byte {
-	content := []any{}
-	if a.Text != "" {
-		content = append(content, map[string]any{"type": "text", "text": a.Text})
-	}
-	for _, tc := range a.ToolCalls {
-		content = append(content, map[string]any{"type": "tool_use", "id": tc.ID, "name": tc.Name, "input": jsonObject(tc.Arguments)})
-	}
-	return mustJSON(map[string]any{
-		"id": "msg_" + id, "type": "message", "role": "assistant", "model": c.req.Model,
-		"content": content, "stop_reason": anthropicStop(finishOr(a)), "stop_sequence": nil,
-		"usage": anthropicUsage(a.Usage, a.Usage.OutputTokens),
-	})
-}
-
-// events streams the answer as Anthropic does: message_start, a ping, one
-// content block per text and tool call (tool input as partial JSON in two
-// or more deltas), message_delta with the stop reason and output tokens,
-// message_stop.
-func (anthropicWire) events(c *call, a *Answer, id string) []sseEvent {
-	ev := func(name string, v map[string]any) sseEvent {
-		v["type"] = name
-		return sseEvent{name: name, data: mustJSON(v)}
-	}
-	evs := []sseEvent{
-		ev("message_start", map[string]any{"message": map[string]any{
-			"id": "msg_" + id, "type": "message", "role": "assistant", "model": c.req.Model,
-			"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-			"usage": anthropicUsage(a.Usage, 1),
-		}}),
-		ev("ping", map[string]any{}),
-	}
-	index := 0
-	if a.Text != "" {
-		evs = append(evs, ev("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}}))
-		for _, piece := range splitText(a.Text, 3) {
-			evs = append(evs, ev("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": piece}}))
-		}
-		evs = append(evs, ev("content_block_stop", map[string]any{"index": index}))
-		index++
-	}
-	for _, tc := range a.ToolCalls {
-		evs = append(evs, ev("content_block_start", map[string]any{"index": index, "content_block": map[string]any{
-			"type": "tool_use", "id": tc.ID, "name": tc.Name, "input": map[string]any{}}}))
-		for _, piece := range splitText(string(tc.Arguments), 3) {
-			evs = append(evs, ev("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": piece}}))
-		}
-		evs = append(evs, ev("content_block_stop", map[string]any{"index": index}))
-		index++
-	}
-	return append(evs,
-		ev("message_delta", map[string]any{
-			"delta": map[string]any{"stop_reason": anthropicStop(finishOr(a)), "stop_sequence": nil},
-			"usage": map[string]any{"output_tokens": a.Usage.OutputTokens},
-		}),
-		ev("message_stop", map[string]any{}),
-	)
-}
-
 func (anthropicWire) brokenEvent() sseEvent {
 	return sseEvent{name: "content_block_delta", data: []byte(`{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "unterminated`)}
 }
@@ -286,16 +487,4 @@ func (anthropicWire) writeError(w http.ResponseWriter, e *httpError) {
 	}[e.class]
 	setRetryAfter(w.Header(), e.retryAfter, false)
 	writeJSONError(w, e.status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": e.message}})
-}
-
-// anthropicUsage is a message's usage as Anthropic reports it: input_tokens
-// counts only the input that was neither read from nor written to the
-// cache, which have counts of their own.
-func anthropicUsage(u llm.Usage, output int64) map[string]any {
-	m := map[string]any{"input_tokens": u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens, "output_tokens": output}
-	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
-		m["cache_read_input_tokens"] = u.CacheReadTokens
-		m["cache_creation_input_tokens"] = u.CacheWriteTokens
-	}
-	return m
 }

@@ -121,6 +121,48 @@
 // enforces. Rules every request must follow (a tool result naming no call,
 // a tampered reasoning item) are enforced either way.
 //
+// # The Anthropic endpoint
+//
+// The messages endpoint emulates what Anthropic documents for its current
+// models (platform.claude.com, read 2026-11-28; each rule is sourced in
+// anthropic_models.go), by model family: claude-sonnet-5-5, claude-opus-5-5,
+// claude-fable-5-1 and -5-2, claude-sonnet-5 and claude-opus-5, with or
+// without a snapshot date. Any other model name answers as before.
+//
+//   - They think by default: an answer opens with a thinking block, signed;
+//     its text, the rule's reasoning or a summary of the fake's, shows only
+//     with thinking.display "summarized" (their default is "omitted"). On
+//     the 5.5 models the text of a turn that calls tools comes in a thinking
+//     block too. Any model thinks when a request asks it to (thinking type
+//     adaptive or enabled) or when the rule gives a reasoning; a user
+//     message holding Anthropic's documented test string
+//     ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_... adds a
+//     redacted_thinking block.
+//   - Refused with the provider's 400 in strict mode: a non-default
+//     temperature, top_p or top_k; a thinking budget; thinking disabled
+//     where it cannot be (and on Opus 5 above effort high); between_tools
+//     at effort xhigh or max; a forced tool_choice on the 5.5 models; an
+//     assistant prefill on Sonnet 5.5; an effort that is not low, medium,
+//     high, xhigh or max. What no model takes (an unknown thinking type or
+//     display, a budget under 1,024 or not below max_tokens) is refused
+//     either way.
+//   - On every model, a thinking or redacted_thinking block sent back must
+//     be one the fake signed, unchanged, after the same system prompt,
+//     tools and messages on the models whose blocks are bound to their
+//     conversation (Sonnet 5.5, Opus 5.5, Fable), else 400; a block of
+//     another family the model cannot read is dropped without an error.
+//     In strict mode, a turn that called tools must come back with every
+//     thinking block it had, in order.
+//   - The prompt cache: a request with cache_control breakpoints (at most
+//     4, else 400) writes its prefix up to its last breakpoint, and a later
+//     request of the same model that repeats it reads it back, found from
+//     any breakpoint 20 blocks back at most, when it is at least the
+//     model's smallest cacheable prompt (512 tokens on the 5.5 models and
+//     Opus 5, 1,024 otherwise). Input is counted as a quarter of the bytes
+//     of each block as the API reads it, the same with breakpoints or
+//     without; usage reports the reads and writes (unless the rule sets
+//     usage) and the thinking tokens.
+//
 // # Faults
 //
 // fault replaces the reply with a failure. The rule's latency is waited

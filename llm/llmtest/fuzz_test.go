@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -146,6 +147,17 @@ var anthropicSeeds = []string{
 	  "tools": [{"name": "f", "description": "d", "input_schema": {"type": "object"}}]}`,
 	`{"model": "c", "max_tokens": 1, "system": "s", "messages": [{"role": "assistant", "content": [{"type": "tool_use", "input": 5}]}]}`,
 	`{"model": "c", "messages": []}`,
+	`{"model": "claude-sonnet-5-5", "max_tokens": 99, "cache_control": {"type": "ephemeral"}, "output_config": {"effort": "low"},
+	  "thinking": {"type": "adaptive", "display": "summarized"}, "tool_choice": {"type": "auto"},
+	  "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}],
+	  "messages": [{"role": "user", "content": "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E193C177646C7398A98432ECCCE4C1253D5E2D82641AC0E52CC2876CB"},
+	  {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "llmtest.sig1.Y2xhdWRl.00.x.y"},
+	   {"type": "redacted_thinking", "data": "llmtest.red1.n.Y2xhdWRl.00.x.y"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+	  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r", "cache_control": {"type": "ephemeral"}}]}],
+	  "tools": [{"name": "f", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]}`,
+	`{"model": "claude-opus-5", "max_tokens": 5000, "thinking": {"type": "disabled"}, "temperature": 1, "top_p": 1,
+	  "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": ""}]}, {"role": "user", "content": "q"}]}`,
+	`{"model": "claude-haiku-4-5", "max_tokens": 5000, "thinking": {"type": "enabled", "budget_tokens": 2048}, "messages": [{"role": "user", "content": [5]}]}`,
 }
 
 func FuzzAnthropicRequest(f *testing.F) {
@@ -161,6 +173,30 @@ func FuzzAnthropicRequest(f *testing.F) {
 			t.Fatalf("accepted %+v", c.req)
 		}
 		checkWire(t, anthropicWire{}, c, body)
+	})
+}
+
+// FuzzAnthropicThinkingSignature: whatever comes back as a thinking
+// block, checking it never panics, a block the fake signed verifies as
+// it was, and one whose text changed does not.
+func FuzzAnthropicThinkingSignature(f *testing.F) {
+	f.Add("claude-sonnet-5-5", "thinking", "some thought", anSignature("claude-sonnet-5-5", [32]byte{1}, "some thought"), "edited")
+	f.Add("claude-opus-5", "redacted_thinking", "", anRedactedData("claude-opus-5", [32]byte{}, "r1"), "")
+	f.Add("m", "thinking", "", "llmtest.sig1.....", "x")
+	f.Add("", "thinking", "\xff", "not a signature", "")
+	f.Fuzz(func(t *testing.T, model, typ, text, signed, other string) {
+		m := anModelOf(model)
+		_ = anVerify(m, [32]byte{}, typ, text, signed)
+		prefix := sha256.Sum256([]byte(signed))
+		sig := anSignature(m.family, prefix, text)
+		if v := anVerify(m, prefix, "thinking", text, sig); v != anValid {
+			t.Fatalf("a block signed by %q does not verify: %v", m.family, v)
+		}
+		if other != text {
+			if v := anVerify(m, prefix, "thinking", other, sig); v != anModified {
+				t.Fatalf("text %q changed to %q verifies as %v", text, other, v)
+			}
+		}
 	})
 }
 

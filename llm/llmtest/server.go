@@ -75,6 +75,10 @@ type Server struct {
 	logBytes, maxLogBytes, dropped int
 	seq                            int64 // numbers response IDs
 
+	// anthropic is the Anthropic API's memory: its prompt cache and the
+	// thinking blocks it gave out.
+	anthropic anthropicState
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -225,7 +229,7 @@ func (s *Server) enter() bool {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /v1/chat/completions", s.llmHandler(openAIWire{}))
-	mux.Handle("POST /v1/messages", s.llmHandler(anthropicWire{}))
+	mux.Handle("POST /v1/messages", s.llmHandler(anthropicWire{st: &s.anthropic}))
 	mux.Handle("POST /v1beta/models/{call}", s.llmHandler(geminiWire{}))
 	mux.Handle("POST /v1/models/{call}", s.llmHandler(geminiWire{}))
 	mux.HandleFunc("GET /_requests", s.serveLog)

@@ -40,6 +40,8 @@ type call struct {
 	// lets pass, such as a reasoning model's history without its
 	// reasoning.
 	strict *httpError
+	// an is what the Anthropic wire keeps of the request for its answer.
+	an *anCall
 }
 
 // sseEvent is one server-sent event. An empty name writes no "event:" line,
