@@ -95,6 +95,38 @@ type Adapter struct {
 	// provider documents for it (opaque state, refused parameters), so
 	// the suite checks the adapter against today's protocol.
 	Model string
+	// Strict runs every case against a strict fake (llmtest's
+	// Script.Strict), which refuses what the provider refuses of Model.
+	Strict bool
+	// ProgressAsReasoning says that the text Model writes with its tool
+	// calls comes back as reasoning, not as answer text (Anthropic's 5.5
+	// models return it in thinking blocks).
+	ProgressAsReasoning bool
+	// PlainStreamsAbove, when above 0, says that a call without a
+	// StreamFunc whose max tokens (sent or default) pass it is streamed
+	// without events: the Anthropic SDK wants a stream past 21,333, which
+	// a current model's default passes.
+	PlainStreamsAbove int
+}
+
+// plainRequest is request bounded so that a call without a StreamFunc
+// stays a plain request (PlainStreamsAbove).
+func (a Adapter) plainRequest(text string) *llm.Request {
+	req := a.request(text)
+	if a.PlainStreamsAbove > 0 {
+		req.Params.MaxTokens = Ptr(a.PlainStreamsAbove)
+	}
+	return req
+}
+
+// streams reports whether a call streams: with a StreamFunc, or past
+// PlainStreamsAbove.
+func (a Adapter) streams(stream bool, params llm.Params) bool {
+	n := a.DefaultMaxTokens
+	if params.MaxTokens != nil {
+		n = *params.MaxTokens
+	}
+	return stream || a.PlainStreamsAbove > 0 && n > a.PlainStreamsAbove
 }
 
 // model is the model the suite's requests name.
@@ -112,12 +144,15 @@ func (a Adapter) request(text string) *llm.Request {
 	return req
 }
 
-// Start runs a fake server answering from script (YAML, see llmtest) and
-// returns a provider built by a.New that talks to it with Key, after mod
-// changed the options. The server closes when the test ends.
+// Start runs a fake server answering from script (YAML, see llmtest),
+// strict when a is, and returns a provider built by a.New that talks to
+// it with Key, after mod changed the options. The server closes when the
+// test ends.
 func Start(tb testing.TB, a Adapter, script string, mod ...func(*Options)) (llm.Provider, *llmtest.Server) {
 	tb.Helper()
-	srv := llmtest.StartServer(tb, llmtest.MustParseScript(script))
+	s := llmtest.MustParseScript(script)
+	s.Strict = s.Strict || a.Strict
+	srv := llmtest.StartServer(tb, s)
 	o := Options{BaseURL: srv.URL(), APIKey: Key}
 	for _, m := range mod {
 		m(&o)

@@ -53,7 +53,7 @@ func testStalledPlainCall(t *testing.T, a Adapter) {
 	p, _ := Start(t, a, faultScript("stall", ""))
 	ctx, cancel := context.WithTimeout(Context(t), idleTimeout)
 	defer cancel()
-	_, err := p.Generate(ctx, a.request("hi"), nil)
+	_, err := p.Generate(ctx, a.plainRequest("hi"), nil)
 	WantKind(t, err, llm.KindTimeout, Key)
 }
 
@@ -62,7 +62,7 @@ func testStalledPlainCall(t *testing.T, a Adapter) {
 // set no deadline, and the error says what happened.
 func testUnansweredPlainCall(t *testing.T, a Adapter) {
 	p, _ := Start(t, a, faultScript("stall", ""), func(o *Options) { o.ResponseTimeout = idleTimeout })
-	_, err := p.Generate(Context(t), a.request("hi"), nil)
+	_, err := p.Generate(Context(t), a.plainRequest("hi"), nil)
 	e := WantKind(t, err, llm.KindTimeout, Key)
 	if !strings.Contains(e.Error(), "no response within 300ms") {
 		t.Errorf("error %q does not say the server did not answer", e)

@@ -58,8 +58,8 @@ func testText(t *testing.T, a Adapter) {
 				t.Fatalf("server got %d requests, want 1", len(log))
 			}
 			r := log[0]
-			if r.Protocol != a.Protocol || r.Path != a.Path(a.model(), stream) || r.Stream != stream {
-				t.Errorf("request: protocol %q path %q stream %v, want %q %q %v", r.Protocol, r.Path, r.Stream, a.Protocol, a.Path(a.model(), stream), stream)
+			if r.Protocol != a.Protocol || r.Path != a.Path(a.model(), stream) || r.Stream != a.streams(stream, req.Params) {
+				t.Errorf("request: protocol %q path %q stream %v, want %q %q %v", r.Protocol, r.Path, r.Stream, a.Protocol, a.Path(a.model(), stream), a.streams(stream, req.Params))
 			}
 			if got, want := r.Header.Get(a.KeyHeader), a.KeyPrefix+Key; got != want {
 				t.Errorf("%s header = %q, want %q", a.KeyHeader, got, want)
