@@ -5,6 +5,7 @@ import (
 
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/anthropic"
+	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/llmtest/adaptertest"
 )
 
@@ -20,14 +21,27 @@ var adapter = adaptertest.Adapter{
 		}
 		return p
 	},
-	Name:             "anthropic",
-	Protocol:         "anthropic",
-	OutputKey:        "output_config",
-	Path:             func(string, bool) string { return "/v1/messages" },
-	KeyHeader:        "X-Api-Key",
-	DefaultMaxTokens: anthropic.DefaultMaxTokens,
-	ToolErrorFlag:    true,
-	BaseURLSuffix:    "/v1/",
+	// A current model: the fake holds every request to what Anthropic
+	// documents for it (thinking blocks sent back unchanged, only the
+	// default sampling, the text between tool calls in thinking blocks).
+	Model:  "claude-sonnet-5-5",
+	Strict: true,
+	// What the engine sends it: no temperature (llm/capability).
+	FitParams: func(p llm.Params) llm.Params {
+		fitted, _ := capability.Default.Fit("anthropic/claude-sonnet-5-5", p)
+		return fitted
+	},
+	ProgressAsReasoning: true,
+	// Its default max_tokens, its output limit, needs a stream.
+	PlainStreamsAbove: 21333,
+	Name:              "anthropic",
+	Protocol:          "anthropic",
+	OutputKey:         "output_config",
+	Path:              func(string, bool) string { return "/v1/messages" },
+	KeyHeader:         "X-Api-Key",
+	DefaultMaxTokens:  capability.MaxOutput("anthropic/claude-sonnet-5-5", anthropic.DefaultMaxTokens),
+	ToolErrorFlag:     true,
+	BaseURLSuffix:     "/v1/",
 	Env: map[string]string{
 		"ANTHROPIC_API_KEY":    "junk-key-from-env",
 		"ANTHROPIC_BASE_URL":   "http://127.0.0.1:1",

@@ -1,9 +1,12 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/deputyhq/deputy/llm"
 )
 
 // FuzzToolInput: whatever a model produced as arguments, what goes back on
@@ -47,6 +50,56 @@ func FuzzServerMessage(f *testing.F) {
 		}
 		if utf8.ValidString(body) && !utf8.ValidString(msg) {
 			t.Fatalf("valid body %q gave invalid UTF-8 message %q", body, msg)
+		}
+	})
+}
+
+// FuzzState: whatever State holds (a ledger can hand back anything),
+// sending it back never panics; it is sent only as the array of block
+// objects it is, for the model that made it, and only when it says what
+// the message says; otherwise the turn is rebuilt.
+func FuzzState(f *testing.F) {
+	f.Add([]byte(`[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"f","input":{}}]`), "hi", "t1", "f")
+	f.Add([]byte(`[{"type":"redacted_thinking","data":"d"},{"type":"tool_use","id":"t1","name":"f","input":{"a":1}}]`), "", "t1", "f")
+	f.Add([]byte(`[]`), "", "", "")
+	f.Add([]byte(`[1,2]`), "", "", "")
+	f.Add([]byte(`{"type":"text"}`), "", "", "")
+	f.Add([]byte(`[{"type":""}]`), "", "", "")
+	f.Add([]byte(`[{"type":"text","text":"a"},{"type":"text","text":"b"}]`), "ab", "", "")
+	f.Fuzz(func(t *testing.T, data []byte, content, id, name string) {
+		m := llm.Message{Role: llm.RoleAssistant, Content: content,
+			State: &llm.State{Format: llm.StateAnthropic, Model: "m", Data: data}}
+		if id != "" {
+			m.ToolCalls = []llm.ToolCall{{ID: id, Name: name, Arguments: json.RawMessage(`{}`)}}
+		}
+		if _, ok := stateTurn(m, "other"); ok {
+			t.Fatal("state of another model sent")
+		}
+		turn, ok := stateTurn(m, "m")
+		if !ok {
+			return
+		}
+		sent, err := json.Marshal(turn)
+		if err != nil {
+			t.Fatalf("turn does not encode: %v", err)
+		}
+		var back struct {
+			Role    string            `json:"role"`
+			Content []json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(sent, &back); err != nil || back.Role != "assistant" || len(back.Content) == 0 {
+			t.Fatalf("sent %s", sent)
+		}
+		var want []json.RawMessage
+		_ = json.Unmarshal(data, &want)
+		if len(want) != len(back.Content) {
+			t.Fatalf("sent %d blocks of %d", len(back.Content), len(want))
+		}
+		for i := range want {
+			var a, b bytes.Buffer
+			if json.Compact(&a, want[i]) != nil || json.Compact(&b, back.Content[i]) != nil || a.String() != b.String() {
+				t.Fatalf("block %d sent as %s, stored as %s", i, back.Content[i], want[i])
+			}
 		}
 	})
 }

@@ -6,14 +6,17 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 const (
 	// DefaultName is the provider name used when Options.Name is empty.
 	DefaultName = "anthropic"
 	// DefaultMaxTokens is sent as max_tokens when a request leaves
-	// Params.MaxTokens nil and llm/capability knows no output limit for
-	// its model: the Messages API refuses a request without it.
+	// Params.MaxTokens nil and the capability table does not know the
+	// model's output limit (a model of another server that speaks this
+	// wire): the Messages API refuses a request without max_tokens. For a
+	// model the table knows, the default is its output limit.
 	DefaultMaxTokens = 4096
 	// DefaultIdleTimeout is how long a stream may stay silent before it fails.
 	DefaultIdleTimeout = 60 * time.Second
@@ -46,6 +49,9 @@ type Options struct {
 	ResponseTimeout time.Duration
 	// Headers are extra headers sent with every request.
 	Headers map[string]string
+	// Capabilities says what each model takes (output limit, thinking
+	// control); nil means capability.Default, the embedded table.
+	Capabilities *capability.Table
 	// Secrets are redacted from every error, besides APIKey and the values
 	// of Headers, which are always redacted. The providers registry passes
 	// every configured key here, so no adapter can echo another's.

@@ -10,6 +10,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 // Provider is an llm.Provider over Anthropic's Messages API. It is safe for
@@ -20,6 +21,7 @@ type Provider struct {
 	idle    time.Duration
 	respTO  time.Duration
 	secrets *llm.Secrets
+	caps    *capability.Table
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -57,7 +59,7 @@ func New(opts Options) (*Provider, error) {
 	if idle == 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Provider{name: name, client: sdk.NewClient(ro...), idle: idle, respTO: llm.ResponseTimeoutOrDefault(opts.ResponseTimeout), secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers)}, nil
+	return &Provider{name: name, client: sdk.NewClient(ro...), idle: idle, respTO: llm.ResponseTimeoutOrDefault(opts.ResponseTimeout), secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers), caps: opts.Capabilities}, nil
 }
 
 // Name returns the provider name given in Options (default "anthropic").
@@ -72,7 +74,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 	if req == nil {
 		return nil, &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: "nil request"}
 	}
-	params, err := buildParams(req)
+	params, err := buildParams(req, p.caps)
 	if err != nil {
 		return nil, &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: err.Error(), Err: err}
 	}
@@ -87,7 +89,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 				return nil
 			})
 		}
-		return toResponse(msg), nil
+		return toResponse(msg, req.Model), nil
 	}
 	return p.stream(ctx, params, onEvent)
 }

@@ -13,15 +13,23 @@ import (
 )
 
 // buildParams translates a neutral request into Messages API parameters.
-func buildParams(req *llm.Request) (sdk.MessageNewParams, error) {
+// caps says what the model takes (its output limit, its thinking
+// control).
+func buildParams(req *llm.Request, caps *capability.Table) (sdk.MessageNewParams, error) {
 	if req.Model == "" {
 		return sdk.MessageNewParams{}, fmt.Errorf("no model named")
 	}
+	// The table is keyed by Anthropic's model names, whichever provider
+	// name reaches them over this wire.
+	model, _ := caps.Lookup("anthropic/" + req.Model)
 	params := sdk.MessageNewParams{
-		Model: sdk.Model(req.Model),
+		Model:     sdk.Model(req.Model),
+		MaxTokens: DefaultMaxTokens,
+	}
+	if model.MaxOutput > 0 {
 		// The model's own output limit (thinking counts against it), so
 		// that a turn which thinks long is not cut at an arbitrary 4096.
-		MaxTokens: int64(capability.MaxOutput("anthropic/"+req.Model, DefaultMaxTokens)),
+		params.MaxTokens = int64(model.MaxOutput)
 	}
 	if req.Params.MaxTokens != nil {
 		if *req.Params.MaxTokens < 1 {
@@ -32,8 +40,11 @@ func buildParams(req *llm.Request) (sdk.MessageNewParams, error) {
 	if req.Params.Temperature != nil {
 		params.Temperature = param.NewOpt(*req.Params.Temperature)
 	}
+	if err := applyThinking(&params, req.Model, model, req.Params.Effort); err != nil {
+		return params, err
+	}
 	if req.System != "" {
-		params.System = []sdk.TextBlockParam{{Text: req.System}}
+		params.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: breakpoint()}}
 	}
 	if o := req.Output; o != nil {
 		var schema map[string]any
@@ -41,10 +52,11 @@ func buildParams(req *llm.Request) (sdk.MessageNewParams, error) {
 			return params, fmt.Errorf("output schema: must be a JSON object: %w", err)
 		}
 		// Structured outputs: output_config.format constrains the text of
-		// the answer to the schema.
-		params.OutputConfig = sdk.OutputConfigParam{Format: sdk.JSONOutputFormatParam{Schema: schema}}
+		// the answer to the schema (not a forced tool choice, which the
+		// 5.5 models refuse).
+		params.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
 	}
-	msgs, err := buildMessages(req.Messages)
+	msgs, err := buildMessages(req.Messages, req.Model)
 	if err != nil {
 		return params, err
 	}
@@ -56,13 +68,19 @@ func buildParams(req *llm.Request) (sdk.MessageNewParams, error) {
 		}
 		params.Tools = append(params.Tools, tool)
 	}
+	if n := len(params.Tools); n > 0 {
+		params.Tools[n-1].OfTool.CacheControl = breakpoint()
+	}
 	return params, nil
 }
 
 // buildMessages maps the conversation to Messages API turns. Consecutive
-// tool results become one user turn of tool_result blocks.
-func buildMessages(in []llm.Message) ([]sdk.MessageParam, error) {
+// tool results become one user turn of tool_result blocks. An assistant
+// turn that model produced is sent back as it came (its State); the last
+// two user turns carry the conversation's moving cache breakpoints.
+func buildMessages(in []llm.Message, model string) ([]sdk.MessageParam, error) {
 	var out []sdk.MessageParam
+	var users []int // indexes in out of the user turns
 	for i := 0; i < len(in); i++ {
 		m := in[i]
 		switch m.Role {
@@ -70,8 +88,13 @@ func buildMessages(in []llm.Message) ([]sdk.MessageParam, error) {
 			if m.Content == "" {
 				continue // the API refuses empty text blocks
 			}
+			users = append(users, len(out))
 			out = append(out, sdk.NewUserMessage(sdk.NewTextBlock(m.Content)))
 		case llm.RoleAssistant:
+			if turn, ok := stateTurn(m, model); ok {
+				out = append(out, turn)
+				continue
+			}
 			var blocks []sdk.ContentBlockParamUnion
 			if m.Content != "" {
 				blocks = append(blocks, sdk.NewTextBlock(m.Content))
@@ -88,11 +111,13 @@ func buildMessages(in []llm.Message) ([]sdk.MessageParam, error) {
 				blocks = append(blocks, toolResult(in[i]))
 			}
 			i-- // the outer loop advances past the last tool message
+			users = append(users, len(out))
 			out = append(out, sdk.NewUserMessage(blocks...))
 		default:
 			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
 		}
 	}
+	markMovingBreakpoints(out, users)
 	return out, nil
 }
 

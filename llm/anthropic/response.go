@@ -9,18 +9,23 @@ import (
 	"github.com/deputyhq/deputy/llm"
 )
 
-// toResponse turns a complete Messages API message into the neutral
-// response. Thinking and server-tool blocks are not part of the neutral
-// model and are left out.
-func toResponse(msg *sdk.Message) *llm.Response {
+// toResponse turns a complete Messages API message, the answer to a
+// request for model, into the neutral response: the text blocks are the
+// content, the tool_use blocks the tool calls, the readable thinking the
+// reasoning, and every block, in order, the State the next request sends
+// back.
+func toResponse(msg *sdk.Message, model string) *llm.Response {
 	var text strings.Builder
 	var calls []llm.ToolCall
+	var reasoning reasoningText
 	for _, b := range msg.Content {
 		switch b.Type {
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
 			calls = append(calls, toolCall(b))
+		case "thinking":
+			reasoning.add(b.Thinking)
 		}
 	}
 	return &llm.Response{
@@ -28,10 +33,32 @@ func toResponse(msg *sdk.Message) *llm.Response {
 			Role:      llm.RoleAssistant,
 			Content:   text.String(),
 			ToolCalls: calls,
+			State:     stateOf(model, msg.Content),
+			Reasoning: reasoning.String(),
 		},
 		Usage:        usage(msg.Usage),
 		FinishReason: finishReason(msg.StopReason),
 		Model:        string(msg.Model),
+	}
+}
+
+// reasoningText joins the texts of a turn's thinking blocks, a blank line
+// between two, as a stream reports them piece by piece.
+type reasoningText struct{ strings.Builder }
+
+// separator is what goes before the first text of a new thinking block.
+func (r *reasoningText) separator() string {
+	if r.Len() > 0 {
+		return "\n\n"
+	}
+	return ""
+}
+
+// add appends one block's text; an empty one (display "omitted") adds
+// nothing.
+func (r *reasoningText) add(s string) {
+	if s != "" {
+		r.WriteString(r.separator() + s)
 	}
 }
 
@@ -45,13 +72,15 @@ func toolCall(b sdk.ContentBlockUnion) llm.ToolCall {
 }
 
 // usage counts cache writes and reads as input: they are input tokens the
-// request was billed for, which is what deputy's budgets measure.
+// request was billed for, which is what deputy's budgets measure. The
+// thinking tokens are part of the output tokens.
 func usage(u sdk.Usage) llm.Usage {
 	return llm.Usage{
 		InputTokens:      u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
 		OutputTokens:     u.OutputTokens,
 		CacheReadTokens:  u.CacheReadInputTokens,
 		CacheWriteTokens: u.CacheCreationInputTokens,
+		ReasoningTokens:  u.OutputTokensDetails.ThinkingTokens,
 	}
 }
 

@@ -11,6 +11,9 @@ import (
 // stream performs a streaming call, reporting events to onEvent (which may
 // be nil), and assembles the message with the SDK's Accumulate.
 func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEvent llm.StreamFunc) (*llm.Response, error) {
+	if onEvent == nil {
+		onEvent = func(llm.StreamEvent) {}
+	}
 	sctx, stalledFn := llm.WithIdleTimeout(ctx, p.idle)
 	stalled := func() *llm.Error {
 		if stalledFn() {
@@ -22,6 +25,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEv
 	defer s.Close()
 
 	var msg sdk.Message
+	var reasoning reasoningText
 	complete := false
 	for s.Next() {
 		ev := s.Current()
@@ -30,13 +34,24 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEv
 		}
 		switch ev.Type {
 		case "content_block_delta":
-			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" && onEvent != nil {
+			switch {
+			case ev.Delta.Type == "text_delta" && ev.Delta.Text != "":
 				onEvent(llm.StreamEvent{Kind: llm.EventTextDelta, Text: ev.Delta.Text})
+			case ev.Delta.Type == "thinking_delta" && ev.Delta.Thinking != "":
+				// Accumulate checked the index. The first piece of a
+				// block after another's text opens with the separator
+				// toResponse puts between them.
+				piece := ev.Delta.Thinking
+				if msg.Content[ev.Index].Thinking == piece {
+					piece = reasoning.separator() + piece
+				}
+				reasoning.WriteString(piece)
+				onEvent(llm.StreamEvent{Kind: llm.EventReasoningDelta, Text: piece})
 			}
 		case "content_block_stop":
 			// Accumulate checked the index. A tool call is complete, its
 			// arguments assembled, once its block stops.
-			if b := msg.Content[ev.Index]; b.Type == "tool_use" && onEvent != nil {
+			if b := msg.Content[ev.Index]; b.Type == "tool_use" {
 				tc := toolCall(b)
 				onEvent(llm.StreamEvent{Kind: llm.EventToolCall, ToolCall: &tc})
 			}
@@ -58,5 +73,5 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEv
 		early := &llm.Error{Kind: llm.KindConnection, Message: "stream ended before message_stop"}
 		return nil, p.classify(ctx, early, stalled)
 	}
-	return toResponse(&msg), nil
+	return toResponse(&msg, string(params.Model)), nil
 }
