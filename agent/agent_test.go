@@ -371,3 +371,45 @@ func TestReasoningIsItsOwnEvent(t *testing.T) {
 		}
 	}
 }
+
+// With a bound on concurrent tool calls, the calls of one response start
+// in call order: a later call never holds a place while an earlier one
+// waits for it. (A call that waits for an earlier sibling, as an isolated
+// child's merge waits for its elder siblings' merges, would otherwise wait
+// for a call that cannot start: with two places and calls a, b, c, b and c
+// took both.)
+func TestBoundedToolCallsStartInCallOrder(t *testing.T) {
+	const n = 12
+	started := make([]chan struct{}, n)
+	for i := range started {
+		started[i] = make(chan struct{})
+	}
+	waiter := tool.New("step", "start, then wait for the call before to have started", func(ctx context.Context, a struct {
+		I int `json:"i"`
+	}) (tool.Result, error) {
+		close(started[a.I])
+		if a.I == 0 {
+			return tool.Text("first"), nil
+		}
+		select {
+		case <-started[a.I-1]:
+			return tool.Text("after"), nil
+		case <-time.After(2 * time.Second):
+			return tool.Text(fmt.Sprintf("call %d started before call %d", a.I, a.I-1)), nil
+		}
+	})
+	var calls []llm.ToolCall
+	for i := range n {
+		calls = append(calls, call(fmt.Sprintf("c%d", i), "step", fmt.Sprintf(`{"i":%d}`, i)))
+	}
+	p := llmtest.Sequence(toolsResp(calls...), textResp("done"))
+	if _, err := agent.Run(context.Background(), agent.Spec{Provider: p, Messages: []llm.Message{llm.UserMessage("go")},
+		Tools: tool.NewRegistry(waiter), ToolConcurrency: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range p.Requests()[1].Messages {
+		if m.Role == llm.RoleTool && strings.Contains(m.Content, "started before") {
+			t.Error(m.Content)
+		}
+	}
+}

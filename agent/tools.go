@@ -31,18 +31,23 @@ func (r *runner) runTools(ctx context.Context, calls []llm.ToolCall) []tool.Resu
 		}
 		return results
 	}
+	// The places are taken here, in call order, before each call's
+	// goroutine starts: a later call never holds one while an earlier
+	// call waits, so a call may wait for its elder siblings (an isolated
+	// child's merge waits for theirs) without waiting for one that cannot
+	// start.
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
 	for i := range calls {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			results[i] = tool.Errorf("Tool call not run: %v", ctx.Err())
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = tool.Errorf("Tool call not run: %v", ctx.Err())
-				return
-			}
 			defer func() { <-sem }()
 			results[i] = r.runTool(ctx, &calls[i])
 		}()
