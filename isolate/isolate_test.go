@@ -72,6 +72,35 @@ func TestCreateSeesTheWorkingState(t *testing.T) {
 	}
 }
 
+// Worktrees kept inside the working tree they are made from (deputy's
+// data directory in a repository of one's home) are not part of its
+// state: no worktree holds the others, and no merge brings them back.
+func TestWorktreesInsideTheRepository(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "a\n")
+	r.commitAll("init")
+	m := &isolate.Manager{Dir: filepath.Join(r.dir, ".local", "share", "deputy", "worktrees")}
+	first, err := m.Create(ctx, r.dir, "FIRST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := m.Create(ctx, r.dir, "SECOND")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(second.Path, ".local")) {
+		t.Error("the second worktree holds the first")
+	}
+	writeFile(t, filepath.Join(first.Path, "a.txt"), "b\n")
+	if err := m.Commit(ctx, first, "first"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Merge(ctx, first)
+	if err != nil || res.Status != isolate.Merged || len(res.Files) != 1 {
+		t.Fatalf("merge: %+v, %v", res, err)
+	}
+}
+
 // A repository without a commit yet still isolates: the worktree's base
 // has no parent.
 func TestCreateInAnUnbornRepository(t *testing.T) {
@@ -160,6 +189,34 @@ func TestCommitMergeRemove(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(m.Dir, "tmp")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// Work that is not merged (its run failed) is kept on its branch, its
+// worktree left, and its result says so with its files.
+func TestKeep(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "a\n")
+	r.commitAll("init")
+	m := newManager(t)
+	w, err := m.Create(ctx, r.dir, "FAILED")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(w.Path, "a.txt"), "half done\n")
+	if err := m.Commit(ctx, w, "coder: task (error)"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Keep(ctx, w, "the run ended with status error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "not merged (the run ended with status error); the changes are on branch deputy/FAILED, checked out in " + w.Path + "\nchanged on the branch: 1 file\n+1 −1 a.txt"
+	if res.Status != isolate.Kept || res.String() != want {
+		t.Errorf("result %+v\n%s\nwant\n%s", res, res.String(), want)
+	}
+	if r.read("a.txt") != "a\n" || gitIn(t, r.dir, "show", "deputy/FAILED:a.txt") != "half done\n" || !exists(w.Path) {
+		t.Errorf("a.txt %q; the branch or the worktree is missing", r.read("a.txt"))
 	}
 }
 

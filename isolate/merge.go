@@ -19,6 +19,9 @@ const (
 	Unchanged Status = "unchanged"
 	// Conflict: nothing was applied; the branch and worktree stay.
 	Conflict Status = "conflict"
+	// Kept: the run did not end well, so its work was not merged; it is
+	// on its branch, and its worktree stays (Keep).
+	Kept Status = "kept"
 )
 
 // Result is what a merge did.
@@ -32,9 +35,10 @@ type Result struct {
 	// Conflicts are the files that did not merge, by path.
 	Conflicts []ConflictFile `json:"conflicts,omitempty"`
 	// Reason says why a conflict is not about files (a merge was in
-	// progress in the working tree, or it kept changing under the merge).
+	// progress in the working tree, or it kept changing under the merge),
+	// or why work was kept.
 	Reason string `json:"reason,omitempty"`
-	// Worktree is the kept worktree of a conflict.
+	// Worktree is the kept worktree of a conflict or of kept work.
 	Worktree string `json:"worktree,omitempty"`
 }
 
@@ -245,4 +249,15 @@ func (m *Manager) Changes(ctx context.Context, w *Worktree) ([]FileChange, error
 		return nil, fmt.Errorf("isolate: run %s has nothing committed", w.ID)
 	}
 	return m.changes(ctx, w.Common, w.Base, w.Commit)
+}
+
+// Keep is the Result of work that is not merged because its run did not
+// end well (reason says how it ended): committed on its branch (Commit
+// first), its worktree kept.
+func (m *Manager) Keep(ctx context.Context, w *Worktree, reason string) (*Result, error) {
+	files, err := m.Changes(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Status: Kept, Branch: w.Branch, Files: files, Reason: reason, Worktree: w.Path}, nil
 }

@@ -15,16 +15,13 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "merged: %s changed\n", plural(len(r.Files), "file"))
 	case Unchanged:
 		b.WriteString("unchanged: no file changed\n")
+	case Kept:
+		r.writeKept(&b, "not merged")
+		if len(r.Files) > 0 {
+			fmt.Fprintf(&b, "changed on the branch: %s\n", plural(len(r.Files), "file"))
+		}
 	case Conflict:
-		b.WriteString("conflict: nothing was merged")
-		if r.Reason != "" {
-			b.WriteString(" (" + r.Reason + ")")
-		}
-		fmt.Fprintf(&b, "; the changes are on branch %s", r.Branch)
-		if r.Worktree != "" {
-			fmt.Fprintf(&b, ", checked out in %s", r.Worktree)
-		}
-		b.WriteString("\n")
+		r.writeKept(&b, "conflict: nothing was merged")
 		for _, c := range r.Conflicts {
 			fmt.Fprintf(&b, "conflict (%s): %s\n", c.Kind, c.Path)
 			for _, h := range c.Hunks {
@@ -39,6 +36,20 @@ func (r *Result) String() string {
 		b.WriteString(f.String() + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeKept writes the line of work that was not merged: head, the
+// reason, and where the work is.
+func (r *Result) writeKept(b *strings.Builder, head string) {
+	b.WriteString(head)
+	if r.Reason != "" {
+		b.WriteString(" (" + r.Reason + ")")
+	}
+	fmt.Fprintf(b, "; the changes are on branch %s", r.Branch)
+	if r.Worktree != "" {
+		fmt.Fprintf(b, ", checked out in %s", r.Worktree)
+	}
+	b.WriteString("\n")
 }
 
 func plural(n int, word string) string {

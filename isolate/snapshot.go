@@ -24,18 +24,46 @@ func (m *Manager) snapshot(ctx context.Context, r repo, parent, message string) 
 	}
 	defer os.Remove(index)
 	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := m.git(ctx, command{dir: r.top, env: env, args: []string{"add", "--all"}}); err != nil {
+	args := []string{"add", "--all"}
+	if rel, ok := inside(r.top, m.Dir); ok {
+		// The worktrees live in the working tree (a repository of one's
+		// home directory): they are not part of its state.
+		args = append(args, "--", ".", ":(exclude,top,literal)"+rel)
+	}
+	if _, err := m.git(ctx, command{dir: r.top, env: env, args: args}); err != nil {
 		return "", err
 	}
 	tree, err := m.line(ctx, command{dir: r.top, env: env, args: []string{"write-tree"}})
 	if err != nil {
 		return "", err
 	}
-	args := []string{"commit-tree", "--no-gpg-sign", tree}
+	commit := []string{"commit-tree", "--no-gpg-sign", tree}
 	if parent != "" {
-		args = append(args, "-p", parent)
+		commit = append(commit, "-p", parent)
 	}
-	return m.line(ctx, command{dir: r.top, stdin: strings.NewReader(message), args: args})
+	return m.line(ctx, command{dir: r.top, stdin: strings.NewReader(message), args: commit})
+}
+
+// inside reports whether dir lies in top, and where, with forward slashes.
+func inside(top, dir string) (string, bool) {
+	for _, d := range []string{dir, resolved(dir)} {
+		for _, t := range []string{top, resolved(top)} {
+			rel, err := filepath.Rel(t, d)
+			if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+				return filepath.ToSlash(rel), true
+			}
+		}
+	}
+	return "", false
+}
+
+// resolved is path with its links resolved, or as it is when it cannot
+// be (not there yet).
+func resolved(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }
 
 // tempDir holds the temporary index files, under Dir so that what a killed
