@@ -84,6 +84,11 @@ type Agent struct {
 	// Scratchpad gives every agent of a tree this agent is the root of the
 	// memory_write, memory_read and memory_list tools.
 	Scratchpad bool
+	// Isolation is where the agent works when it runs as a child:
+	// IsolationWorktree, a git worktree of its own whose work is merged
+	// back; IsolationNone, never one of its own (not even under run
+	// --isolation worktree); "" as its tree decides (run --isolation).
+	Isolation string
 	// AllowedHosts is axe's allowed_hosts: the hosts (and their subdomains)
 	// this agent's fetch may reach, on top of fetch.allow_hosts. Empty
 	// adds no restriction.
@@ -228,3 +233,10 @@ func (a *Agent) Disallows(name string) bool {
 	}
 	return false
 }
+
+// The values of Agent.Isolation (isolation = "worktree" in TOML,
+// isolation: worktree in front matter, Claude Code's key).
+const (
+	IsolationWorktree = "worktree"
+	IsolationNone     = "none"
+)

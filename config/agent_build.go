@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,7 @@ func buildAgent(full Fields, path string, ff agentFormat, d *Dialect, name strin
 	if b, ok := f.Bool("scratchpad"); ok {
 		a.Scratchpad = b
 	}
+	isolation(f, ff, a)
 	if hosts, ok := f.StrList("allowed_hosts"); ok {
 		a.AllowedHosts = f.CheckNames("allowed_hosts", hosts)
 	}
@@ -87,6 +89,27 @@ func buildAgent(full Fields, path string, ff agentFormat, d *Dialect, name strin
 		d.Map(full, a)
 	}
 	return a
+}
+
+// isolation reads isolation: "worktree" (Claude Code's key, and its only
+// value) or "none". Another value is an error in TOML and, as Claude Code
+// is lenient with its files, a warning in Markdown, where it is ignored.
+func isolation(f Fields, ff agentFormat, a *Agent) {
+	v, ok := f.Str("isolation")
+	if !ok {
+		return
+	}
+	switch v = strings.TrimSpace(v); v {
+	case IsolationWorktree, IsolationNone:
+		a.Isolation = v
+	default:
+		msg := fmt.Sprintf("must be %q (a git worktree of its own) or %q, not %q", IsolationWorktree, IsolationNone, v)
+		if ff.markdown {
+			f.Warnf("isolation", "%s; ignored", msg)
+		} else {
+			f.Errorf("isolation", "%s", msg)
+		}
+	}
 }
 
 // agentName reads the name key into a, reporting why there is none.

@@ -339,3 +339,27 @@ func TestAgentMarkdownBudgetMaxTokens(t *testing.T) {
 		t.Errorf("budget = %+v, want %+v", a.Budget, want)
 	}
 }
+
+// isolation = "worktree" (or "none") is read in TOML and front matter
+// alike; another value is an error in TOML and a warning in Markdown,
+// whose loader (Claude Code's) is lenient.
+func TestAgentIsolation(t *testing.T) {
+	for _, v := range []string{IsolationWorktree, IsolationNone} {
+		a, diags := ParseAgentTOML([]byte("name = \"a\"\nmodel = \"inherit\"\nisolation = \""+v+"\"\n"), "a.toml")
+		if len(diags) != 0 || a.Isolation != v {
+			t.Errorf("TOML %s: isolation %q, diags %v", v, a.Isolation, diagStrings(diags))
+		}
+		a, diags = ParseAgentMarkdown([]byte("---\nname: a\nisolation: "+v+"\n---\nbody\n"), "a.md")
+		if len(diags) != 0 || a.Isolation != v {
+			t.Errorf("Markdown %s: isolation %q, diags %v", v, a.Isolation, diagStrings(diags))
+		}
+	}
+	_, diags := ParseAgentTOML([]byte("name = \"a\"\nmodel = \"inherit\"\nisolation = \"container\"\n"), "a.toml")
+	if d := cmp.Diff([]string{`error: a.toml:3: isolation: must be "worktree" (a git worktree of its own) or "none", not "container"`}, diagStrings(diags)); d != "" {
+		t.Errorf("TOML diagnostics (-want +got):\n%s", d)
+	}
+	a, diags := ParseAgentMarkdown([]byte("---\nname: a\nisolation: container\n---\nbody\n"), "a.md")
+	if d := cmp.Diff([]string{`warning: a.md:3: isolation: must be "worktree" (a git worktree of its own) or "none", not "container"; ignored`}, diagStrings(diags)); d != "" || a.Isolation != "" {
+		t.Errorf("Markdown diagnostics (-want +got):\n%s; isolation %q", d, a.Isolation)
+	}
+}

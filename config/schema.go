@@ -71,7 +71,8 @@ var tomlAgentSchema = table(map[string]*keySpec{
 	}),
 	"scratchpad": leaf(),
 	// The reasoning effort (llm.Params.Effort).
-	"effort": leaf(),
+	"effort":    leaf(),
+	"isolation": leaf(),
 	// deputy's budget; axe's max_tokens is the same cap as tokens.
 	"budget": budgetSchema(),
 })
@@ -95,6 +96,7 @@ var mdAgentSchema = table(map[string]*keySpec{
 	// The reasoning effort (llm.Params.Effort); Claude Code's agents
 	// carry it too.
 	"effort":             leaf(),
+	"isolation":          leaf(), // Claude Code's too
 	"output_schema":      open(),
 	"output_schema_file": leaf(),
 	"mcpServers":         open(),

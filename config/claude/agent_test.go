@@ -51,6 +51,15 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 	}
 }
 
+// Claude Code's isolation: worktree is honoured, without a warning: the
+// agent works in a git worktree of its own when it runs as a child.
+func TestIsolationHonoured(t *testing.T) {
+	a, diags := Dialect.ParseMarkdown([]byte("---\nname: fixer\ndescription: fixes\nisolation: worktree\n---\nFix it.\n"), "fixer.md")
+	if len(diags) != 0 || a.Isolation != config.IsolationWorktree {
+		t.Errorf("isolation %q, diagnostics %v", a.Isolation, configtest.DiagStrings(diags))
+	}
+}
+
 func TestParseAgentMarkdownTools(t *testing.T) {
 	tests := []struct {
 		tools string

@@ -38,7 +38,6 @@ var Dialect = &config.Dialect{
 		{Name: "hooks", Ignored: true, Open: true},
 		{Name: "memory", Ignored: true, Open: true},
 		{Name: "background", Ignored: true, Open: true},
-		{Name: "isolation", Ignored: true, Open: true},
 		{Name: "initialPrompt", Ignored: true, Open: true},
 		{Name: "disabled", Ignored: true, Open: true},
 	},
