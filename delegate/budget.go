@@ -73,6 +73,11 @@ type Tree struct {
 	// warnUnpriced warns once that a usd budget cannot hold for a model
 	// without a price.
 	warnUnpriced sync.Once
+	// isolation is how the tree's children work (RunRequest.Isolation);
+	// isolationWarned holds the reasons a child worked in the shared
+	// directory that were already given (warnShared).
+	isolation       string
+	isolationWarned sync.Map
 	// ledgerErr is the first ledger write of the tree that failed.
 	ledgerErr error
 	// notOpen is set when a write failed because the ledger was never

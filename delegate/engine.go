@@ -20,6 +20,7 @@ import (
 
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/isolate"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/capability"
@@ -109,6 +110,10 @@ type Engine struct {
 	Loggers []Listener
 	// Executor runs children; nil runs them in this process (Local).
 	Executor Executor
+	// Isolation makes worktrees for isolated children and merges their
+	// work back (isolation.go); nil runs every child in the shared
+	// directory.
+	Isolation Isolation
 	// StreamText makes every run stream its model calls, so that
 	// listeners see the text deltas of every agent, not only the root's.
 	StreamText bool
@@ -202,6 +207,11 @@ type RunRequest struct {
 	// Budget is the root's budget from outside its agent file (run's
 	// --max-tokens, --max-usd, --timeout); the agent's [budget] narrows it.
 	Budget config.Budget
+	// Isolation is config.IsolationWorktree for a tree whose children
+	// each work in a git worktree of their own (run --isolation worktree),
+	// their own children sharing it; "" leaves it to each agent's
+	// isolation.
+	Isolation string
 }
 
 // run is everything needed to execute one scope, root or child.
@@ -241,6 +251,8 @@ type run struct {
 	// budget is the run's own budget from outside its agent file (the
 	// root's flags); execute narrows it with the agent's [budget].
 	budget config.Budget
+	// worktree is the git worktree an isolated child works in (rebind).
+	worktree *isolate.Worktree
 }
 
 // fitParams is r's params less what its model ("provider/model") refuses
@@ -269,8 +281,13 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 		return &Envelope{Kind: KindRoot, Label: label, Status: StatusError, Error: err.Error(), Err: err}
 	}
 	r.budget = req.Budget
+	if req.Isolation != "" && req.Isolation != config.IsolationWorktree && req.Isolation != config.IsolationNone {
+		err := fmt.Errorf("isolation %q: want %q or %q", req.Isolation, config.IsolationWorktree, config.IsolationNone)
+		return &Envelope{Kind: KindRoot, Label: req.Agent.Name, Status: StatusError, Error: err.Error(), Err: err}
+	}
 	id := ledger.NewID()
 	tree := newTree(id, e.Quotas, e.Concurrency)
+	tree.isolation = req.Isolation
 	if req.Agent.Scratchpad {
 		tree.notes = newScratchpad()
 	}
@@ -300,7 +317,7 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 		return e.refuseSpawn(parent, r, err)
 	}
 	id := ledger.NewID()
-	return e.executor(ctx).Execute(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})
+	return e.runChild(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})
 }
 
 // refuseBelowSubquery refuses an agent run that a subquery would start.
@@ -353,11 +370,15 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	s := &Scope{RunID: id, RootID: tree.RootID, Kind: r.kind, Label: r.label, Workdir: r.workdir, Started: start,
 		Model: r.model, effort: r.params.Effort, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree, mcpOwner: r.agent}
 	s.inSubquery = r.kind == KindSubquery
+	s.worktree = r.worktree
 	if parent != nil {
 		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
 		s.inSubquery = s.inSubquery || parent.inSubquery
 		if s.mcpOwner == nil {
 			s.mcpOwner = parent.mcpOwner
+		}
+		if s.worktree == nil {
+			s.worktree = parent.worktree
 		}
 	}
 	if e.Ledger != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/deputyhq/deputy/isolate"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 )
@@ -67,6 +68,9 @@ type Envelope struct {
 	// Messages is the conversation of this run (not serialised; the
 	// ledger has it).
 	Messages []llm.Message `json:"-"`
+	// Worktree, for a child that worked in a worktree of its own, is what
+	// became of its work: merged, unchanged, a conflict, or kept.
+	Worktree *isolate.Result `json:"worktree,omitempty"`
 	// LedgerErr, on a root's envelope, is the first ledger write of its
 	// tree that failed (nil when all were recorded). The run went on
 	// regardless; its record in the ledger is incomplete: a run's

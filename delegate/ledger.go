@@ -174,6 +174,9 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 		if s.budget != nil { // RecordTree's runs have none
 			row.BudgetTokens, row.BudgetUSD = s.budget.limit.Tokens, s.budget.limit.USD
 		}
+		if s.ParentID == "" && s.tree != nil {
+			row.Isolation = s.tree.isolation
+		}
 		if s.ParentID != "" {
 			// The call that spawns this child, so that a resumed parent
 			// finds it again.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/isolate"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -24,6 +25,7 @@ type tickets struct {
 // orderSpawns is the loop listener half of the above: it grants places on
 // an assistant message and returns unused ones when a tool call ends.
 func (e *Engine) orderSpawns(s *Scope, ev agent.Event) {
+	e.orderMerges(s, ev)
 	switch {
 	case ev.Kind == agent.EventMessage && ev.Message != nil && ev.Message.Role == llm.RoleTool:
 		// A call closed without running (the run stopped) has no end event.
@@ -106,4 +108,33 @@ func (s *Scope) reserveQuota(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// orderMerges is the same for the merges of isolated children
+// (isolation.go): each delegation call takes its place among the parent's
+// merges in the order the model wrote them, so that siblings' work merges
+// in call order, whichever finishes first. A call that ends without
+// spawning an isolated child gives its place up.
+func (e *Engine) orderMerges(s *Scope, ev agent.Event) {
+	if e.Isolation == nil {
+		return
+	}
+	switch {
+	case ev.Kind == agent.EventMessage && ev.Message != nil && ev.Message.Role == llm.RoleTool:
+		s.endMergeTurn(ev.Message.ToolCallID)
+	case ev.Kind == agent.EventMessage && ev.Message != nil && ev.Message.Role == llm.RoleAssistant:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, c := range ev.Message.ToolCalls {
+			if c.ID == "" || !s.spawns(c.Name) {
+				continue
+			}
+			if s.mergeTurns == nil {
+				s.mergeTurns = map[string]isolate.Turn{}
+			}
+			s.mergeTurns[c.ID] = s.merges.Take()
+		}
+	case ev.Kind == agent.EventToolEnd && ev.Call != nil:
+		s.endMergeTurn(ev.Call.ID)
+	}
 }

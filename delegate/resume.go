@@ -117,6 +117,7 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 	}
 	tree := newTree(root.ID, e.Quotas, e.Concurrency)
 	tree.resume = plan
+	tree.isolation = root.Isolation
 	if req.Agent.Scratchpad {
 		tree.notes = e.loadScratchpad(ctx, root.ID)
 	}
@@ -382,6 +383,7 @@ func (e *Engine) respawn(ctx context.Context, parent *Scope, r *run) (*Envelope,
 	}
 	if finished(row.Status) {
 		env := parent.tree.resume.envelope(row)
+		e.resumeMerge(ctx, parent, row, env)
 		parent.addChild(env)
 		return env, true
 	}
@@ -390,7 +392,7 @@ func (e *Engine) respawn(ctx context.Context, parent *Scope, r *run) (*Envelope,
 		r.resumed = &resumed{ledger: parent.tree.resume.ledger, row: row, recordStart: true}
 	}
 	c := &Child{ID: row.ID, e: e, parent: parent, r: r, callID: row.ToolCallID}
-	return e.executor(ctx).Execute(ctx, c), true
+	return e.runChild(ctx, c), true
 }
 
 // spent is what a tree had used of its quotas when it was resumed.

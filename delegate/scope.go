@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/isolate"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
@@ -88,6 +89,16 @@ type Scope struct {
 	queue context.Context
 	// budget is this run's budget, chained to its ancestors'.
 	budget *budget
+
+	// worktree is the git worktree this run works in: its own (an
+	// isolated child's) or its nearest isolated ancestor's; nil outside
+	// any.
+	worktree *isolate.Worktree
+	// merges orders the merges of this run's isolated children;
+	// mergeTurns are their places by tool call id (orderMerges), guarded
+	// by mu.
+	merges     isolate.Queue
+	mergeTurns map[string]isolate.Turn
 
 	mu        sync.Mutex
 	tickets   tickets // guarded by mu

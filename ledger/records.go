@@ -85,6 +85,10 @@ type Run struct {
 	// widens a budget.
 	BudgetTokens int64
 	BudgetUSD    float64
+
+	// Isolation, on a root, is the isolation its whole tree runs with
+	// (run --isolation): "worktree", or "" for none.
+	Isolation string
 }
 
 // ExecutorTemporal is the Executor of a run that lives on Temporal.
@@ -189,3 +193,39 @@ type Note struct {
 	Agent  string // and its agent's name or label
 	At     time.Time
 }
+
+// Worktree is the git worktree an isolated run worked in, and what became
+// of its work. The fields from Repo to Commit are package isolate's
+// Worktree.
+type Worktree struct {
+	RunID  string
+	RootID string
+	// Repo is the working tree the run's work merges into; Common its
+	// repository's git directory.
+	Repo, Common string
+	// Path is the worktree; Workdir the run's working directory in it.
+	Path, Workdir string
+	Branch        string
+	// Base is the commit of the working state the worktree was made from;
+	// Commit the run's work on Branch, once committed.
+	Base, Commit string
+	// State is WorktreeActive while the run works, then how its work
+	// ended: WorktreeMerged, WorktreeUnchanged, WorktreeConflict or
+	// WorktreeKept.
+	State string
+	// Result is the merge's result as the run's parent read it (JSON).
+	Result json.RawMessage
+	// RemovedAt is when the worktree was removed (after a merge, or by
+	// runs clean); zero while it is on disk.
+	RemovedAt time.Time
+	CreatedAt time.Time // now when zero
+}
+
+// States of a Worktree.
+const (
+	WorktreeActive    = "active"
+	WorktreeMerged    = "merged"
+	WorktreeUnchanged = "unchanged"
+	WorktreeConflict  = "conflict"
+	WorktreeKept      = "kept"
+)

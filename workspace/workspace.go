@@ -27,6 +27,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/isolate"
 	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/llm/providers"
@@ -97,6 +98,11 @@ type Workspace struct {
 	// them.
 	MCP *mcp.Manager
 
+	// Isolation makes the git worktrees of isolated children, under the
+	// data directory's worktrees/ (nil when there is no data directory:
+	// children then work in the shared directory, with a warning).
+	Isolation *isolate.Manager
+
 	opts  Options
 	tools sync.Map // workdir -> *tool.Registry
 }
@@ -135,6 +141,7 @@ func Load(opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.Isolation = Worktrees()
 	w.MCP = mcp.NewManager(servers)
 	w.MCP.Logger, w.MCP.Dir = w.Logger, dir
 	w.MCP.OutputMaxBytes = w.Settings.Limits.ToolOutputMaxBytes
@@ -412,11 +419,44 @@ func (w *Workspace) Tools(workdir string) *tool.Registry {
 		SecretEnv:          w.Models.KeyEnvNames(),
 		TerminalNetwork:    s.Terminal.Network,
 		TerminalReadPaths:  s.Terminal.ReadPaths,
-		TerminalWritePaths: s.Terminal.WritePaths,
+		TerminalWritePaths: w.worktreeWritePaths(workdir),
 		NoSandbox:          !s.Terminal.Sandbox,
 	})
 	actual, _ := w.tools.LoadOrStore(workdir, r)
 	return actual.(*tool.Registry)
+}
+
+// Worktrees is the manager of isolated children's git worktrees, which
+// live in the data directory's worktrees/ (one directory per run, named
+// by its id); nil when there is no data directory.
+func Worktrees() *isolate.Manager {
+	data := config.DataDir()
+	if data == "" {
+		return nil
+	}
+	return &isolate.Manager{Dir: filepath.Join(data, "worktrees")}
+}
+
+// worktreeWritePaths are the paths a terminal in workdir may write besides
+// it: terminal.write_paths, and when workdir is in an isolated child's
+// worktree, its repository's git directory, without which git cannot
+// read the worktree's objects or commit in it (as in a working tree the
+// user runs deputy in, whose .git lies inside the working directory).
+func (w *Workspace) worktreeWritePaths(workdir string) []string {
+	paths := w.Settings.Terminal.WritePaths
+	if w.Isolation == nil {
+		return paths
+	}
+	rel, err := filepath.Rel(w.Isolation.Dir, workdir)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+		return paths
+	}
+	id, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	wt, err := w.Isolation.Lookup(id)
+	if err != nil {
+		return paths
+	}
+	return append(slices.Clone(paths), wt.Common)
 }
 
 // Engine builds the delegation engine the settings describe. ledger may be
@@ -459,6 +499,9 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 	}
 	if w.MCP != nil {
 		e.External = w.MCP
+	}
+	if w.Isolation != nil {
+		e.Isolation = w.Isolation
 	}
 	return e
 }

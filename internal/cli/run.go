@@ -37,6 +37,9 @@ type runFlags struct {
 	// temporal, when its address is set, hands the run over to
 	// deputy-temporal.
 	temporal temporalFlags
+	// isolation is --isolation: "worktree" gives each child of the root a
+	// git worktree of its own.
+	isolation string
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -72,14 +75,21 @@ after retries, timeout), 130 interrupted.`,
 	fl.StringVar(&f.progress, "progress", progressAuto, progressHelp)
 	fl.BoolVar(&f.streamJSON, "stream-json", false, "print the run's events on stdout as JSON lines, then the --json result as the last line (docs/observability.md)")
 	fl.StringVar(&f.session, "session", "", "continue the stored conversation of this session id, and add this exchange to it")
+	fl.StringVar(&f.isolation, "isolation", "", `"worktree": each child of the agent works in a git worktree of its own, shared with its own children, and its work is merged back when it ends ok`)
 	f.temporal.add(cmd, true)
 	return cmd
 }
 
 func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string) error {
+	if f.isolation != "" && f.isolation != config.IsolationWorktree && f.isolation != config.IsolationNone {
+		return configErrf("--isolation %q: want %q (or %q, the default)", f.isolation, config.IsolationWorktree, config.IsolationNone)
+	}
 	if err := f.temporal.check(cmd); err != nil {
 		return err
 	} else if f.temporal.hostPort != "" {
+		if f.isolation == config.IsolationWorktree {
+			return configErrf("--isolation worktree does not work with --temporal: a tree on Temporal runs in its workers, which make no worktrees")
+		}
 		return handOverToTemporal(cmd)
 	}
 	// Ctrl-C and SIGTERM stop the run cleanly (recorded as cancelled);
@@ -110,7 +120,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return configErrf("no task: give it after the agent's name, or pipe it on stdin")
 	}
 	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: setup.model, Workdir: setup.workdir, SessionID: f.session,
-		Budget: setup.budget}
+		Budget: setup.budget, Isolation: f.isolation}
 
 	mode, err := progressMode(f.progress, f.verbose, cmd.ErrOrStderr())
 	if err != nil {
