@@ -20,16 +20,18 @@ import (
 // is not valid YAML is taken as a plain string. Keys nobody defines
 // (version, tags) produce a warning.
 func ParseAgentMarkdown(data []byte, path string) (*Agent, Diagnostics) {
-	return parseAgentMarkdown(data, path, nil)
+	return (*Dialect)(nil).parseMarkdown(data, path, "")
 }
 
 // ParseMarkdown parses a Markdown agent in the dialect (see
 // ParseAgentMarkdown); a nil dialect reads deputy's keys only.
 func (d *Dialect) ParseMarkdown(data []byte, path string) (*Agent, Diagnostics) {
-	return parseAgentMarkdown(data, path, d)
+	return d.parseMarkdown(data, path, "")
 }
 
-func parseAgentMarkdown(data []byte, path string, d *Dialect) (*Agent, Diagnostics) {
+// parseMarkdown is ParseMarkdown for a file whose agent is called name
+// when the file names none ("": the dialect's rule).
+func (d *Dialect) parseMarkdown(data []byte, path, name string) (*Agent, Diagnostics) {
 	sink := &Sink{File: path}
 	front, body, offset, has, err := splitFrontMatter(string(data))
 	switch {
@@ -64,7 +66,10 @@ func parseAgentMarkdown(data []byte, path string, d *Dialect) (*Agent, Diagnosti
 		}
 	}
 	f := Fields{m: m, lines: lines, sink: sink, yaml: true}
-	a := buildAgent(f, path, agentFormat{markdown: true}, d, d.fileName(path))
+	if name == "" {
+		name = d.fileName(path)
+	}
+	a := buildAgent(f, path, agentFormat{markdown: true}, d, name)
 	if a != nil {
 		a.SystemPrompt = strings.TrimSpace(body)
 	}

@@ -16,16 +16,18 @@ import (
 //
 // A key deputy does not define is an error, as in axe.
 func ParseAgentTOML(data []byte, path string) (*Agent, Diagnostics) {
-	return parseAgentTOML(data, path, nil)
+	return (*Dialect)(nil).parseTOML(data, path, "")
 }
 
 // ParseTOML parses an agent TOML file in the dialect (see
 // ParseAgentTOML); a nil dialect reads deputy's keys only.
 func (d *Dialect) ParseTOML(data []byte, path string) (*Agent, Diagnostics) {
-	return parseAgentTOML(data, path, d)
+	return d.parseTOML(data, path, "")
 }
 
-func parseAgentTOML(data []byte, path string, d *Dialect) (*Agent, Diagnostics) {
+// parseTOML is ParseTOML for a file whose agent is called name when the
+// file names none ("": the dialect's rule).
+func (d *Dialect) parseTOML(data []byte, path, name string) (*Agent, Diagnostics) {
 	sink := &Sink{File: path}
 	src := strings.TrimPrefix(string(data), "\ufeff")
 
@@ -53,6 +55,9 @@ func parseAgentTOML(data []byte, path string, d *Dialect) (*Agent, Diagnostics) 
 	checkKeys(sink, d.schema(tomlAgentSchema), refs, Error)
 
 	f := Fields{m: m, lines: lines, sink: sink}
-	a := buildAgent(f, path, agentFormat{modelRequired: true}, d, d.fileName(path))
+	if name == "" {
+		name = d.fileName(path)
+	}
+	a := buildAgent(f, path, agentFormat{modelRequired: true}, d, name)
 	return a, sink.Diags.Sorted()
 }

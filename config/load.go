@@ -28,6 +28,9 @@ type LoadOptions struct {
 	// TOML and Markdown are the dialects agent files of each format are
 	// read in; nil reads deputy's keys only.
 	TOML, Markdown *Dialect
+	// Name is the agent's name when its file names none (a role Codex's
+	// config.toml declares under a name); "" makes the name required.
+	Name string
 	// InDirectory says the file was found in an agent directory rather
 	// than named: a Markdown file without front matter there is a README,
 	// skipped with a warning, not an error. LoadAgents sets it.
@@ -221,14 +224,14 @@ func LoadAgentFile(path, source string, opts LoadOptions) (*Agent, Diagnostics) 
 	)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".toml":
-		a, diags = opts.TOML.ParseTOML(data, path)
+		a, diags = opts.TOML.parseTOML(data, path, opts.Name)
 	case ".md":
 		// A directory of agents may hold a README; only files that start
 		// with front matter are agents.
 		if _, _, _, has, _ := splitFrontMatter(string(data)); !has && opts.InDirectory {
 			return nil, Diagnostics{{File: path, Severity: Warning, Message: "no front matter, so not an agent; skipped"}}
 		}
-		a, diags = opts.Markdown.ParseMarkdown(data, path)
+		a, diags = opts.Markdown.parseMarkdown(data, path, opts.Name)
 	default:
 		return nil, Diagnostics{{File: path, Severity: Error, Message: "agent files end in .toml or .md"}}
 	}

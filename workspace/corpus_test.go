@@ -31,6 +31,9 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 	// opencode's: a project's .opencode directory and opencode.json.
 	mustCopy(t, filepath.Join(corpus, "opencode", ".opencode"), filepath.Join(project, ".opencode"))
 	mustCopyFile(t, filepath.Join(corpus, "opencode", "opencode.json"), filepath.Join(project, "opencode.json"))
+	// Gemini CLI's, in the user's directory; Codex's, in the project's.
+	mustCopy(t, filepath.Join(corpus, "gemini", "agents"), filepath.Join(home, ".gemini", "agents"))
+	mustCopy(t, filepath.Join(corpus, "codex", "agents"), filepath.Join(project, ".codex", "agents"))
 	// As a new user would run them: no config.yaml, and only Anthropic's
 	// key. A Claude agent that names no model (or inherit) runs as a root
 	// on Claude Code's own default, sonnet.
@@ -109,6 +112,14 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 			if !slices.Contains(tools, "call_agent") || !slices.Contains(a.SubAgents, "reviewer") || p.Model != "anthropic/claude-sonnet-4-20250514" {
 				t.Errorf("%s: model %q, tools %v, sub-agents %v", a.Name, p.Model, tools, a.SubAgents)
 			}
+		case "android-build-expert": // Gemini CLI: its model on Gemini, its tools in deputy's names, edit_file (not Gemini CLI's) left out
+			if p.Model != "gemini/gemini-3.1-flash-lite-preview" || strings.Join(tools, ",") != "read_file,write_file,terminal,grep,find_path" {
+				t.Errorf("%s: model %q, tools %v", a.Name, p.Model, tools)
+			}
+		case "code-reviewer": // Codex: read-only sandbox, developer_instructions
+			if a.Origin() == "codex" && (p.Model != "openai/gpt-5.4" || slices.Contains(tools, "terminal") || !strings.HasPrefix(p.System, "Own code quality review")) {
+				t.Errorf("%s: model %q, tools %v, system %.30q", a.Name, p.Model, tools, p.System)
+			}
 		case "prd-writer": // a description YAML alone would not take
 			if !strings.HasPrefix(a.Description, "**PRIMARY AGENT for project planning**: ") {
 				t.Errorf("%s: description %q", a.Name, a.Description)
@@ -119,7 +130,7 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 	if a, ok := w.Agents.Get("performance-expert"); !ok || !strings.HasSuffix(a.Path, filepath.Join("python", "performance-expert.md")) {
 		t.Errorf("performance-expert: %v", a)
 	}
-	if d := cmp.Diff(map[string]int{"axe": 21, "claude": 27, "opencode": 11}, count); d != "" {
+	if d := cmp.Diff(map[string]int{"axe": 21, "claude": 27, "opencode": 11, "gemini": 12, "codex": 12}, count); d != "" {
 		t.Errorf("agents by origin (-want +got):\n%s", d)
 	}
 	// Two collections in one tree both define golang-pro: the first by path

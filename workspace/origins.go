@@ -4,19 +4,22 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/axe"
 	"github.com/deputyhq/deputy/config/claude"
+	"github.com/deputyhq/deputy/config/codex"
+	"github.com/deputyhq/deputy/config/gemini"
 	"github.com/deputyhq/deputy/config/opencode"
 	"github.com/deputyhq/deputy/config/slop"
 	"github.com/deputyhq/deputy/config/xzatoma"
 )
 
 // This file composes deputy's own configuration (package config) with the
-// other agent runners' files (config/axe, config/claude, config/xzatoma,
-// config/slop): where each keeps its files, and which dialect each format
+// other agent runners' files (config/axe, config/claude, config/opencode,
+// config/gemini, config/codex, config/xzatoma, config/slop): where each keeps its files, and which dialect each format
 // is read in. Those packages know config; config knows none of them.
 
 // AgentDirs are the directories a workspace in dir loads agents from,
 // lowest precedence first: axe's, Claude Code's plugins' and agents
-// directories, opencode's configuration directories, deputy's user directory, the project's, then each of extra
+// directories, opencode's configuration directories, Gemini CLI's and
+// Codex's agents directories, deputy's user directory, the project's, then each of extra
 // (--agents-dir; relative ones are taken from dir). A later definition of
 // a name shadows an earlier one, so deputy's own always win. A path listed
 // twice is kept only at its later, higher-precedence place.
@@ -25,6 +28,8 @@ func AgentDirs(dir string, extra []string) []config.Dir {
 	dirs = append(dirs, axe.AgentDirs()...)
 	dirs = append(dirs, claude.AgentDirs(dir)...)
 	dirs = append(dirs, opencode.AgentDirs(dir)...)
+	dirs = append(dirs, gemini.AgentDirs(dir)...)
+	dirs = append(dirs, codex.AgentDirs(dir)...)
 	dirs = append(dirs, config.DeputyDirs(dir, extra)...)
 	// Drop earlier duplicates so one directory is never loaded twice (it
 	// would shadow itself).

@@ -10,7 +10,7 @@ import (
 )
 
 // Agents are looked up in axe's directories, Claude Code's, opencode's,
-// then deputy's own, lowest precedence first; skills in deputy's, then
+// Gemini CLI's, Codex's, then deputy's own, lowest precedence first; skills in deputy's, then
 // Claude Code's.
 func TestAgentDirs(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "/xdg")
@@ -18,6 +18,8 @@ func TestAgentDirs(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("OPENCODE_CONFIG", "")
 	t.Setenv("OPENCODE_CONFIG_DIR", "")
+	t.Setenv("GEMINI_CLI_HOME", "")
+	t.Setenv("CODEX_HOME", "")
 	type dir struct{ Path, Source string }
 	var got []dir
 	for _, d := range workspace.AgentDirs("/work/p", []string{"extra", "/abs/agents", "", "/xdg/deputy/agents"}) {
@@ -33,6 +35,10 @@ func TestAgentDirs(t *testing.T) {
 		{"/work/p/opencode.json", "opencode"},
 		{"/work/p/.opencode", "opencode"}, // its agent(s)/ and opencode.json
 		{"/home/u/.opencode", "opencode"},
+		{"/home/u/.gemini/agents", "gemini"},
+		{"/work/p/.gemini/agents", "gemini"},
+		{"/home/u/.codex", "codex"}, // its agents/ and config.toml's [agents]
+		{"/work/p/.codex", "codex"},
 		{"/work/p/.deputy/agents", config.SourceProject},
 		{"/work/p/extra", config.SourceFlag},
 		{"/abs/agents", config.SourceFlag},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/jsonc"
 	"github.com/deputyhq/deputy/config/internal/osfile"
 )
 
@@ -26,7 +27,7 @@ func loadConfigFile(path, source string) ([]*config.Agent, config.Diagnostics) {
 		return nil, config.Diagnostics{{File: path, Severity: config.Error, Message: "cannot read: " + osfile.ErrText(err)}}
 	}
 	sink := &config.Sink{File: path}
-	f, ok := sink.DecodeMapping(StripJSONC(data), filepath.Base(path))
+	f, ok := sink.DecodeMapping(jsonc.Strip(data), filepath.Base(path))
 	if !ok {
 		return nil, sink.Diags
 	}
@@ -105,76 +106,9 @@ func SessionModel(cwd string) string {
 		var c struct {
 			Model string `json:"model"`
 		}
-		if json.Unmarshal(StripJSONC(data), &c) == nil && strings.Contains(c.Model, "/") {
+		if json.Unmarshal(jsonc.Strip(data), &c) == nil && strings.Contains(c.Model, "/") {
 			model = strings.TrimSpace(c.Model)
 		}
 	}
 	return model
-}
-
-// StripJSONC turns opencode's JSONC (JSON with // and /* */ comments and
-// trailing commas) into JSON, keeping every line where it was.
-func StripJSONC(data []byte) []byte {
-	out := make([]byte, 0, len(data))
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case inString:
-			out = append(out, c)
-			if c == '\\' && i+1 < len(data) {
-				i++
-				out = append(out, data[i])
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-			out = append(out, c)
-		case c == '/' && i+1 < len(data) && data[i+1] == '/':
-			for i < len(data) && data[i] != '\n' {
-				i++
-			}
-			if i < len(data) {
-				out = append(out, '\n')
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '*':
-			i += 2
-			for i < len(data) && !(data[i] == '*' && i+1 < len(data) && data[i+1] == '/') {
-				if data[i] == '\n' {
-					out = append(out, '\n')
-				}
-				i++
-			}
-			i++ // the '/'
-		case c == ',' && closesNext(data[i+1:]):
-			out = append(out, ' ')
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// closesNext reports whether the next character that is not blank or in
-// a comment closes an object or array: the comma before it is trailing.
-func closesNext(rest []byte) bool {
-	for i := 0; i < len(rest); i++ {
-		switch c := rest[i]; {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-		case c == '/' && i+1 < len(rest) && rest[i+1] == '/':
-			for i < len(rest) && rest[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(rest) && rest[i+1] == '*':
-			end := strings.Index(string(rest[i+2:]), "*/")
-			if end < 0 {
-				return false
-			}
-			i += end + 3
-		default:
-			return c == '}' || c == ']'
-		}
-	}
-	return false
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/jsonc"
 )
 
 // FuzzParseAgent: any agent file read in opencode's dialect is an agent
@@ -53,7 +54,7 @@ func FuzzConfigFile(f *testing.F) {
 		}
 		var in, out any
 		if json.Unmarshal(data, &in) == nil {
-			if err := json.Unmarshal(StripJSONC(data), &out); err != nil || !reflect.DeepEqual(in, out) {
+			if err := json.Unmarshal(jsonc.Strip(data), &out); err != nil || !reflect.DeepEqual(in, out) {
 				t.Errorf("valid JSON changed: %v, %v != %v", err, in, out)
 			}
 		}

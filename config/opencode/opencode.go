@@ -39,7 +39,7 @@ var Dialect = &config.Dialect{
 		{Name: "permission", Open: true}, // tool -> action or {pattern: action}
 		{Name: "disable"},                // the agent is left out (see Origin.Load)
 		{Name: "prompt"},                 // the system prompt of an opencode.json entry
-		{Name: "variant", Ignored: true, Note: "deputy does not choose a model's reasoning variant; the model's default applies"},
+		{Name: "variant"},                // the reasoning variant: deputy's effort
 		{Name: "top_p", Ignored: true, Note: "deputy does not send top_p; the provider's default applies"},
 		{Name: "hidden", Ignored: true, Open: true},
 		{Name: "hidden_from_cycle", Ignored: true, Open: true},
@@ -59,6 +59,9 @@ func mapAgent(f config.Fields, a *config.Agent) {
 		} else if m != "" {
 			f.Warnf("model", "%q is not provider/model, as opencode reads a model; the agent runs on its caller's model", m)
 		}
+	}
+	if v, ok := f.Str("variant"); ok && strings.TrimSpace(v) != "" {
+		a.Params.Effort = strings.ToLower(strings.TrimSpace(v))
 	}
 	if x, ok := f.Number("temperature"); ok {
 		if x < 0 || x > 2 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/jsonc"
 )
 
 // An opencode agent file: named after its file, its model, temperature
@@ -43,7 +44,7 @@ You review code.
 		t.Fatalf("agent %v, diagnostics %v", a, diags)
 	}
 	if a.Name != "review" || a.Description != "Reviews code" || a.Model != "anthropic/claude-sonnet-4-20250514" ||
-		*a.Params.Temperature != 0.1 || a.MaxTurns != 12 || a.SystemPrompt != "You review code." {
+		*a.Params.Temperature != 0.1 || a.MaxTurns != 12 || a.Params.Effort != "high" || a.SystemPrompt != "You review code." {
 		t.Errorf("agent %+v", a)
 	}
 	if d := cmp.Diff([]string{config.ToolsAll}, a.Tools); d != "" {
@@ -54,7 +55,6 @@ You review code.
 		t.Errorf("disallowed (-want +got):\n%s", d)
 	}
 	wantDiags := []string{
-		"warning: review.md:7: variant: key variant is an opencode setting deputy ignores: deputy does not choose a model's reasoning variant; the model's default applies",
 		`warning: review.md:8: tools: "websearch": opencode tools deputy does not have; left out`,
 		`warning: review.md:11: permission: "webfetch": "ask" is not honoured (deputy does not ask before a tool runs), so these tools are left out`,
 		`warning: review.md:11: permission: "bash": rules for some commands or paths only are not honoured (deputy grants a tool whole), so these tools are left out`,
@@ -176,14 +176,14 @@ func TestAgentDirs(t *testing.T) {
 	}
 }
 
-func TestStripJSONC(t *testing.T) {
+func TestStrip(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"a": "http://x//y", /* c */ "b": [1, 2,], }`: `{"a": "http://x//y",  "b": [1, 2 ]  }`,
 		"{\n// line\n\"a\": \"\\\"//\"\n}":             "{\n\n\"a\": \"\\\"//\"\n}",
 		"{\"a\": 1 /* x\ny */, \"b\": 2}":              "{\"a\": 1 \n, \"b\": 2}",
 	} {
-		if got := string(StripJSONC([]byte(in))); got != want {
-			t.Errorf("StripJSONC(%q) = %q, want %q", in, got, want)
+		if got := string(jsonc.Strip([]byte(in))); got != want {
+			t.Errorf("jsonc.Strip(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

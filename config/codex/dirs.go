@@ -1,0 +1,203 @@
+package codex
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/osfile"
+)
+
+// maxConfigFile bounds a Codex config.toml.
+const maxConfigFile = 4 << 20
+
+// HomeDir is Codex's home: $CODEX_HOME, else ~/.codex; "" when neither
+// can be determined.
+func HomeDir() string {
+	if d := os.Getenv("CODEX_HOME"); d != "" {
+		return filepath.Clean(osfile.ExpandHome(d))
+	}
+	home, _ := os.UserHomeDir()
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".codex")
+}
+
+// configFolders are Codex's configuration folders for cwd, lowest
+// precedence first: its home, then .codex in each directory from the
+// repository root (the nearest parent holding .git; cwd alone outside a
+// repository) down to cwd.
+func configFolders(cwd string) []string {
+	var dirs []string
+	if h := HomeDir(); h != "" {
+		dirs = append(dirs, h)
+	}
+	if cwd == "" {
+		return dirs
+	}
+	var chain []string
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		if parent := filepath.Dir(d); parent == d {
+			chain = chain[:1]
+			break
+		}
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if d := filepath.Join(chain[i], ".codex"); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// AgentDirs are Codex's configuration folders for cwd, lowest precedence
+// first, each read for the role files of its agents directory and the
+// roles its config.toml declares.
+func AgentDirs(cwd string) []config.Dir {
+	root := SessionModel(cwd)
+	var dirs []config.Dir
+	for _, d := range configFolders(cwd) {
+		dirs = append(dirs, config.Dir{Path: d, Source: Source, Origin: Origin{RootModel: root}})
+	}
+	return dirs
+}
+
+// Origin reads one of Codex's configuration folders.
+type Origin struct {
+	// RootModel is Codex's configured model (SessionModel): what an agent
+	// that names none runs on as a root without a default_model.
+	RootModel string
+}
+
+// role is an [agents.<name>] declaration of a config.toml.
+type role struct {
+	Description string `toml:"description"`
+	ConfigFile  string `toml:"config_file"`
+}
+
+// declared are the roles dir's config.toml declares with a config_file,
+// by that file's clean path.
+func declared(dir string) map[string]string {
+	data, err := osfile.Read(filepath.Join(dir, "config.toml"), maxConfigFile)
+	if err != nil {
+		return nil
+	}
+	var c struct {
+		Agents map[string]toml.Primitive `toml:"agents"`
+	}
+	md, err := toml.Decode(string(data), &c)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for name, p := range c.Agents {
+		var r role
+		if md.PrimitiveDecode(p, &r) != nil || r.ConfigFile == "" {
+			continue // a setting such as max_threads, or a role without a file
+		}
+		f := osfile.ExpandHome(r.ConfigFile)
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(dir, f)
+		}
+		out[filepath.Clean(f)] = name
+	}
+	return out
+}
+
+// maxDepth bounds how deep Files looks below agents/.
+const maxDepth = 8
+
+// Files are the *.toml files below dir's agents/, then the role files its
+// config.toml declares.
+func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, nil, err
+	}
+	var (
+		paths []string
+		diags config.Diagnostics
+	)
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				diags = append(diags, config.Diagnostic{File: d, Severity: config.Warning, Message: "cannot read agent directory: " + osfile.ErrText(err) + "; its agents are left out"})
+			}
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			switch {
+			case e.IsDir() && depth < maxDepth:
+				walk(p, depth+1)
+			case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".toml"):
+				paths = append(paths, p)
+			}
+		}
+	}
+	walk(filepath.Join(dir, "agents"), 0)
+	decl := declared(dir)
+	var extra []string
+	for p := range decl {
+		if !slices.Contains(paths, p) {
+			extra = append(extra, p)
+		}
+	}
+	slices.Sort(extra)
+	return append(paths, extra...), diags, nil
+}
+
+// Load reads one role file in Codex's dialect; a role declared in
+// config.toml is named after its declaration when its file names none.
+func (o Origin) Load(path, source string, opts config.LoadOptions) ([]*config.Agent, config.Diagnostics) {
+	opts.TOML = Dialect
+	opts.Name = declared(filepath.Dir(path))[path]
+	if opts.Name == "" {
+		// A role declared in the folder above agents/.
+		opts.Name = declared(filepath.Dir(filepath.Dir(path)))[path]
+	}
+	a, diags := config.LoadAgentFile(path, source, opts)
+	if a == nil {
+		return nil, diags
+	}
+	if a.InheritsModel() {
+		a.RootModel = o.RootModel
+	}
+	return []*config.Agent{a}, diags
+}
+
+// SessionModel is the model Codex's config.toml files name for cwd (the
+// home's, then each project folder's, a later one winning), as deputy
+// writes it; "" when none does, or names a provider deputy cannot reach.
+func SessionModel(cwd string) string {
+	model := ""
+	for _, d := range configFolders(cwd) {
+		data, err := osfile.Read(filepath.Join(d, "config.toml"), maxConfigFile)
+		if err != nil {
+			continue
+		}
+		var c struct {
+			Model    string `toml:"model"`
+			Provider string `toml:"model_provider"`
+		}
+		if _, err := toml.Decode(string(data), &c); err != nil || c.Model == "" {
+			continue
+		}
+		if m, note := Model(c.Model, c.Provider); note == "" {
+			model = m
+		}
+	}
+	return model
+}

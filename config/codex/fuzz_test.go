@@ -1,0 +1,29 @@
+package codex
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deputyhq/deputy/config/internal/configtest"
+)
+
+// FuzzParseAgent: any role file read in Codex's dialect is an agent whose
+// values are in range, or an error, never a panic; twice the same.
+func FuzzParseAgent(f *testing.F) {
+	configtest.AddFileSeeds(f, filepath.Join("testdata", "*.toml"))
+	configtest.AddSeeds(f, []string{
+		"name = \"a\"\nmodel = 3\nmodel_provider = [1]\nsandbox_mode = \"x\"\n[tools]\nweb_search = true\n",
+		"name = \"a\"\ndeveloper_instructions = \"\"\"\nx\n\"\"\"\n[profiles.p]\nmodel = \"o3\"\n[mcp_servers.s]\ncommand = \"x\"\nenabled_tools = [\"a\"]\n",
+		"description = \"no name\"\n",
+	})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, diags := Dialect.ParseTOML(data, "a.toml")
+		configtest.CheckAgent(t, a, diags)
+		_, again := Dialect.ParseTOML(data, "a.toml")
+		if d := cmp.Diff(configtest.DiagStrings(diags), configtest.DiagStrings(again)); d != "" {
+			t.Errorf("not deterministic (-first +second):\n%s", d)
+		}
+	})
+}
