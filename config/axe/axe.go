@@ -9,6 +9,7 @@ package axe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/deputyhq/deputy/config"
 )
@@ -106,10 +107,16 @@ type Origin struct{}
 // Load reads one agent file of axe's directory, in axe's dialect. As in
 // axe: no tools key means no tools, a run without a task sends axe's
 // default one, and a relative skill path starts at axe's configuration
-// directory (the parent of agents/).
+// directory (the parent of agents/). A bare skill name (skill =
+// "code-review") is then also looked up as skills/<name>/SKILL.md in
+// axe's configuration directories ($XDG_CONFIG_HOME/axe first), before
+// deputy's own skill directories.
 func (Origin) Load(path, source string, opts config.LoadOptions) ([]*config.Agent, config.Diagnostics) {
 	opts.TOML = Dialect
 	opts.SkillBase = filepath.Dir(filepath.Dir(path))
+	dirs := ConfigDirs()
+	slices.Reverse(dirs)
+	opts.SkillDirs = append(dirs, opts.SkillDirs...)
 	a, diags := config.LoadAgentFile(path, source, opts)
 	if a == nil {
 		return nil, diags

@@ -93,3 +93,30 @@ func TestLintAxeFixtures(t *testing.T) {
 		t.Errorf("Lint (-want +got):\n%s", d)
 	}
 }
+
+// axe's bare skill names: skill = "code-review" in an agent of axe's
+// directory is found, after axe's own lookup (a path from axe's
+// configuration directory), as $XDG_CONFIG_HOME/axe/skills/code-review/
+// SKILL.md, before deputy's skill directories.
+func TestBareSkillName(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
+	configtest.WriteFiles(t, root, map[string]string{
+		"xdg/axe/agents/reviewer.toml":        "name = \"reviewer\"\nmodel = \"openai/gpt-4.1\"\nskill = \"code-review\"\n",
+		"xdg/axe/agents/own.toml":             "name = \"own\"\nmodel = \"openai/gpt-4.1\"\nskill = \"mine\"\n",
+		"xdg/axe/mine/SKILL.md":               "---\nname: mine\n---\naxe's own lookup.\n",
+		"xdg/axe/skills/mine/SKILL.md":        "---\nname: mine\n---\nnot this one.\n",
+		"xdg/axe/skills/code-review/SKILL.md": "---\nname: code-review\n---\nReview well.\n",
+		"deputy/skills/code-review/SKILL.md":  "---\nname: code-review\n---\ndeputy's.\n",
+	})
+	set, diags := config.LoadAgents(AgentDirs(), config.LoadOptions{SkillDirs: []string{filepath.Join(root, "deputy")}})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for name, body := range map[string]string{"reviewer": "Review well.", "own": "axe's own lookup."} {
+		if a, _ := set.Get(name); a == nil || a.SkillDoc == nil || a.SkillDoc.Body != body {
+			t.Errorf("%s: %+v", name, a)
+		}
+	}
+}
