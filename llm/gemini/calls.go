@@ -1,72 +1,115 @@
 package gemini
 
 import (
+	"crypto/rand"
 	"encoding/base64"
-	"fmt"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
 	"strings"
-	"sync"
+
+	"google.golang.org/genai"
+
+	"github.com/deputyhq/deputy/llm"
 )
 
-// maxCalls bounds the call table. An agent replays a call within a turn or
-// two, so the oldest entries are the ones to lose.
-const maxCalls = 4096
+// Thought signatures (ai.google.dev/gemini-api/docs/thought-signatures,
+// read 2026-11-28): a thinking model puts an opaque thoughtSignature on
+// parts of its answer (the first functionCall part of a step, else the
+// last part), and a request must send each back on the part it came on.
+// Gemini 3 refuses (4xx) a request whose current turn (everything after
+// the last user content with text) has a step whose first functionCall
+// lacks its signature. The adapter keeps an answer's parts as they came in
+// the message's State (format llm.StateGemini), which the ledger keeps
+// and Temporal carries, and sends them back from there.
 
-// callInfo is what the wire needs about a past call that llm.ToolCall cannot
-// carry.
-type callInfo struct {
-	// signature is the thoughtSignature the call came with.
-	signature []byte
-	// madeUp marks an ID the adapter invented because the server sent
-	// none; it is not sent back.
-	madeUp bool
+// stateData is the parts of an answer as they came, for Message.State:
+// nil when the answer needs nothing back (no part has a signature or is a
+// thought, and every call came with its ID).
+func stateData(parts []*genai.Part) json.RawMessage {
+	needed := false
+	for _, p := range parts {
+		if len(p.ThoughtSignature) > 0 || p.Thought || (p.FunctionCall != nil && p.FunctionCall.ID == "") {
+			needed = true
+			break
+		}
+	}
+	if !needed {
+		return nil
+	}
+	data, err := json.Marshal(parts)
+	if err != nil {
+		return nil // genai's own types; cannot happen
+	}
+	return data
 }
 
-// callTable remembers, per call ID, what a Provider learned about the
-// function calls it received, so a replayed call goes back as it came.
-type callTable struct {
-	mu    sync.Mutex
-	byID  map[string]callInfo
-	order []string // insertion order, for eviction
+// stateParts returns the parts m came with, from its state, when they
+// still say what m says (its text and its calls, in order) and were made
+// by model: a signature is its model's. ok is false otherwise, and m is
+// rebuilt from its text and calls.
+func stateParts(model string, m llm.Message) (parts []*genai.Part, ok bool) {
+	st := m.StateOf(llm.StateGemini)
+	if st == nil || (st.Model != "" && st.Model != model) {
+		return nil, false
+	}
+	if err := json.Unmarshal(st.Data, &parts); err != nil {
+		return nil, false
+	}
+	var text strings.Builder
+	calls := 0
+	for _, p := range parts {
+		switch {
+		case p == nil:
+			return nil, false
+		case p.FunctionCall != nil:
+			if calls >= len(m.ToolCalls) || m.ToolCalls[calls].Name != p.FunctionCall.Name {
+				return nil, false
+			}
+			calls++
+		case !p.Thought:
+			text.WriteString(p.Text)
+		}
+	}
+	if calls != len(m.ToolCalls) || text.String() != m.Content {
+		return nil, false
+	}
+	return parts, true
 }
 
-func (t *callTable) put(id string, info callInfo) {
-	if id == "" || (len(info.signature) == 0 && !info.madeUp) {
-		return // nothing to remember
+// madeUpIDs are the IDs of m's calls that the adapter made up because the
+// server sent none (its state's functionCall parts have no ID): they are
+// not sent back.
+func madeUpIDs(parts []*genai.Part, m llm.Message) map[string]bool {
+	var out map[string]bool
+	k := 0
+	for _, p := range parts {
+		if p.FunctionCall == nil {
+			continue
+		}
+		if p.FunctionCall.ID == "" {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[m.ToolCalls[k].ID] = true
+		}
+		k++
 	}
-	info.signature = append([]byte(nil), info.signature...)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byID == nil {
-		t.byID = make(map[string]callInfo)
-	}
-	if _, ok := t.byID[id]; !ok {
-		t.order = append(t.order, id)
-	}
-	t.byID[id] = info
-	for len(t.order) > maxCalls {
-		delete(t.byID, t.order[0])
-		t.order = t.order[1:]
-	}
+	return out
 }
 
-func (t *callTable) get(id string) callInfo {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.byID[id]
-}
-
-// wireID returns the ID to send for a call: the server's own, or "" for one
-// the adapter made up.
-func (t *callTable) wireID(id string) string {
-	if t.get(id).madeUp {
-		return ""
-	}
-	return id
+// newCallPrefix is a Provider's prefix for the IDs it makes up: random,
+// so that a conversation resumed by another process gets no ID it already
+// has.
+func newCallPrefix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return "call_" + hex.EncodeToString(b[:]) + "_"
 }
 
 // newCallID returns a fresh ID for a call the server sent without one.
 func (p *Provider) newCallID() string {
-	return fmt.Sprintf("call_%d", p.callSeq.Add(1))
+	return p.callPrefix + strconv.FormatInt(p.callSeq.Add(1), 10)
 }
 
 // skipSignature is the value Google documents for a function call whose

@@ -20,8 +20,11 @@ var adapter = adaptertest.Adapter{
 		}
 		return p
 	},
-	Name:      "gemini",
-	Protocol:  "gemini",
+	Name:     "gemini",
+	Protocol: "gemini",
+	// A current model: the fake signs its answers and wants the
+	// signatures back (thought signatures).
+	Model:     "gemini-3-pro",
 	OutputKey: "responseJsonSchema",
 	Path: func(model string, stream bool) string {
 		if stream {

@@ -18,20 +18,36 @@
 //     when set; an explicit temperature 0 is sent.
 //
 // Tool call IDs: Gemini often returns function calls without an id. The
-// adapter then makes one up, "call_<n>" with n counting up per Provider, so
-// IDs stay unique across the concurrent conversations one Provider serves.
-// The Provider remembers which IDs it made up and does not send those back
-// to the server; IDs the server gave are sent back on the functionCall and
-// functionResponse parts.
+// adapter then makes one up, "call_<random>_<n>", with a random part per
+// Provider and n counting up, so IDs stay unique across the conversations
+// one Provider serves and across processes (a resumed run). Such IDs are
+// not sent back to the server: the turn's state (below) says which calls
+// came without one.
 //
-// Thought signatures: thinking models (Gemini 3 and later) attach an opaque
-// thoughtSignature to function calls and refuse a follow-up request whose
-// history lacks it. llm.ToolCall has no field for it, so the Provider keeps
-// the signatures it received in a bounded in-memory table keyed by call ID
-// and puts them back when the call is replayed. When it has none (history
-// from another process, or evicted), the first call of the turn carries the
-// bypass value Google documents for histories not produced by Gemini, except
-// for gemini-1.x and gemini-2.x models, which do not check signatures.
+// Provider state (ai.google.dev/gemini-api/docs/thought-signatures, read
+// 2026-11-28): thinking models attach an opaque thoughtSignature to parts of
+// an answer (the first function call of a step, else the last part), and
+// Gemini 3 refuses (4xx) a request whose current turn lost a call's
+// signature. The adapter keeps the answer's parts as they came, thought
+// signatures and thought summaries included, in Message.State (format
+// llm.StateGemini, Data the parts' JSON; a stream's text pieces joined, each
+// signature on the text it ends), which the ledger records, runs resume
+// reads back and Temporal carries, and sends them back exactly. A state is
+// not sent when it was made by another model or no longer says what the
+// message says; that turn, like one from another provider or a ledger from
+// before deputy kept state, is rebuilt from its text and calls, and its
+// first call carries the bypass value Google documents for histories not
+// produced by Gemini, except for gemini-1.x and gemini-2.x models, which do
+// not check signatures.
+//
+// Thinking (the thinking page and llm/capability, read 2026-11-28): a model
+// the capability table says thinks is asked for its thought summaries
+// (includeThoughts), which become Message.Reasoning and stream as
+// llm.EventReasoningDelta, never answer text. Params.Effort is Gemini 3's
+// thinkingLevel as is, and on Gemini 2.5 a thinkingBudget: 1,024, 8,192 or
+// 24,576 tokens for low, medium and high (the budgets Google's OpenAI
+// compatibility layer maps reasoning_effort to), within the model's range.
+// Usage.ReasoningTokens is thoughtsTokenCount.
 //
 // Finish reasons map as STOP → stop (tool_calls when the answer has function
 // calls), MAX_TOKENS → length, the safety family (SAFETY, RECITATION,

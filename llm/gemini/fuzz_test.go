@@ -12,20 +12,21 @@ import (
 
 // FuzzResponse: whatever a server sends as a generateContent answer, the
 // assembled response has valid JSON object arguments, distinct IDs, and
-// events that match it.
+// events that match it, and the state it keeps goes back as it came.
 func FuzzResponse(f *testing.F) {
 	f.Add([]byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":2}}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":[1,{"b":null}]}},"thoughtSignature":"c2ln"},{"functionCall":{"id":"x","name":"g"}}]},"finishReason":"STOP"}]}`))
 	f.Add([]byte(`{"promptFeedback":{"blockReason":"SAFETY"}}`))
 	f.Add([]byte(`{"candidates":[null,{"content":null}]}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"t","thought":true},null]},"finishReason":"MAX_TOKENS"}]}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"plan","thought":true,"thoughtSignature":"dA=="},{"text":"a"},{"text":"b"},{"text":"","thoughtSignature":"c2ln"}]},"finishReason":"STOP"}],"usageMetadata":{"thoughtsTokenCount":4}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var r genai.GenerateContentResponse
 		if json.Unmarshal(body, &r) != nil {
 			return
 		}
 		p := &Provider{name: "gemini"}
-		var a assembler
+		a := assembler{asked: "gemini-3"}
 		var events []llm.ToolCall
 		a.add(p, &r, func(ev llm.StreamEvent) {
 			if ev.Kind == llm.EventToolCall {
@@ -52,8 +53,18 @@ func FuzzResponse(f *testing.F) {
 		}
 		// Replaying the answer must build a request without error.
 		req := &llm.Request{Model: "gemini-3", Messages: []llm.Message{llm.UserMessage("u"), resp.Message}}
-		if _, _, err := p.buildRequest(req); err != nil {
+		contents, _, err := p.buildRequest(req)
+		if err != nil {
 			t.Fatalf("replaying the answer: %v", err)
+		}
+		if st := resp.Message.State; st != nil {
+			if _, ok := stateParts(req.Model, resp.Message); !ok {
+				t.Fatalf("the answer's own state %s does not go back", st.Data)
+			}
+			sent, _ := json.Marshal(contents[1].Parts)
+			if !json.Valid(st.Data) || string(sent) != string(st.Data) {
+				t.Fatalf("sent back %s, state %s", sent, st.Data)
+			}
 		}
 	})
 }

@@ -21,8 +21,10 @@ type Provider struct {
 	idle    time.Duration
 	respTO  time.Duration
 	secrets *llm.Secrets
-	calls   callTable
-	callSeq atomic.Int64
+	// callPrefix and callSeq make the IDs of calls the server sent
+	// without one.
+	callPrefix string
+	callSeq    atomic.Int64
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -72,7 +74,7 @@ func New(opts Options) (*Provider, error) {
 	if idle == 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Provider{name: name, client: client, idle: idle, respTO: llm.ResponseTimeoutOrDefault(opts.ResponseTimeout), secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers)}, nil
+	return &Provider{name: name, client: client, idle: idle, respTO: llm.ResponseTimeoutOrDefault(opts.ResponseTimeout), secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers), callPrefix: newCallPrefix()}, nil
 }
 
 // Name returns the provider name given in Options (default "gemini").
@@ -107,7 +109,7 @@ func (p *Provider) generate(ctx context.Context, model string, contents []*genai
 			return nil
 		})
 	}
-	var a assembler
+	a := assembler{asked: model}
 	a.add(p, resp, nil)
 	return a.response(), nil
 }
@@ -121,7 +123,7 @@ func (p *Provider) stream(ctx context.Context, model string, contents []*genai.C
 		}
 		return nil
 	}
-	var a assembler
+	a := assembler{asked: model}
 	for chunk, err := range p.client.Models.GenerateContentStream(sctx, model, contents, cfg) {
 		if err != nil {
 			return nil, p.classify(ctx, err, st, stalled)

@@ -53,6 +53,7 @@ func (p *Provider) buildRequest(req *llm.Request) ([]*genai.Content, *genai.Gene
 		}
 		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	}
+	cfg.ThinkingConfig = thinkingConfig(req.Model, req.Params.Effort)
 	contents, err := p.buildContents(req.Model, req.Messages)
 	if err != nil {
 		return nil, nil, err
@@ -78,6 +79,7 @@ func declaration(t llm.ToolSpec) (*genai.FunctionDeclaration, error) {
 func (p *Provider) buildContents(model string, in []llm.Message) ([]*genai.Content, error) {
 	var out []*genai.Content
 	var lastCalls []llm.ToolCall // the calls of the latest assistant message
+	var madeUp map[string]bool   // and which of their IDs were made up
 	for i := 0; i < len(in); i++ {
 		m := in[i]
 		switch m.Role {
@@ -88,13 +90,15 @@ func (p *Provider) buildContents(model string, in []llm.Message) ([]*genai.Conte
 			out = append(out, genai.NewContentFromText(m.Content, genai.RoleUser))
 		case llm.RoleAssistant:
 			lastCalls = m.ToolCalls
-			if c := p.modelContent(model, m); len(c.Parts) > 0 {
+			var c *genai.Content
+			c, madeUp = modelContent(model, m)
+			if len(c.Parts) > 0 {
 				out = append(out, c)
 			}
 		case llm.RoleTool:
 			var parts []*genai.Part
 			for k := 0; i < len(in) && in[i].Role == llm.RoleTool; i, k = i+1, k+1 {
-				parts = append(parts, p.functionResponse(in[i], k, lastCalls))
+				parts = append(parts, functionResponse(in[i], k, lastCalls, madeUp))
 			}
 			i-- // the outer loop advances past the last tool message
 			out = append(out, genai.NewContentFromParts(parts, genai.RoleUser))
@@ -105,37 +109,37 @@ func (p *Provider) buildContents(model string, in []llm.Message) ([]*genai.Conte
 	return out, nil
 }
 
-// modelContent builds an assistant turn: its text, then one functionCall
-// part per tool call, each with the thought signature it came with.
-func (p *Provider) modelContent(model string, m llm.Message) *genai.Content {
+// modelContent builds an assistant turn, and says which of its calls' IDs
+// the adapter made up. A turn with its Gemini state goes back as it came:
+// its parts, thought signatures and thoughts included. One without (a
+// turn of another provider or model, a session's answer, a ledger from
+// before deputy kept state) is rebuilt from its text and calls, and the
+// first call carries the bypass Google documents for histories Gemini did
+// not produce, on models that check signatures.
+func modelContent(model string, m llm.Message) (*genai.Content, map[string]bool) {
+	if parts, ok := stateParts(model, m); ok {
+		return &genai.Content{Role: genai.RoleModel, Parts: parts}, madeUpIDs(parts, m)
+	}
 	c := &genai.Content{Role: genai.RoleModel}
 	if m.Content != "" {
 		c.Parts = append(c.Parts, &genai.Part{Text: m.Content})
 	}
 	for k, tc := range m.ToolCalls {
-		info := p.calls.get(tc.ID)
-		id := tc.ID
-		if info.madeUp {
-			id = ""
-		}
-		part := &genai.Part{
-			FunctionCall:     &genai.FunctionCall{ID: id, Name: tc.Name, Args: argsMap(tc.Arguments)},
-			ThoughtSignature: info.signature,
-		}
+		part := &genai.Part{FunctionCall: &genai.FunctionCall{ID: tc.ID, Name: tc.Name, Args: argsMap(tc.Arguments)}}
 		// Gemini signs only the first of the calls it makes at once, so
 		// the bypass goes there only.
-		if k == 0 && part.ThoughtSignature == nil && checksSignatures(model) {
+		if k == 0 && checksSignatures(model) {
 			part.ThoughtSignature = skipSignature
 		}
 		c.Parts = append(c.Parts, part)
 	}
-	return c
+	return c, nil
 }
 
 // functionResponse builds the functionResponse part answering one call. The
 // k-th result of a group answers the k-th call when neither a name nor a
 // known ID says otherwise.
-func (p *Provider) functionResponse(m llm.Message, k int, calls []llm.ToolCall) *genai.Part {
+func functionResponse(m llm.Message, k int, calls []llm.ToolCall, madeUp map[string]bool) *genai.Part {
 	name := m.ToolName
 	if name == "" {
 		for _, c := range calls {
@@ -152,11 +156,11 @@ func (p *Provider) functionResponse(m llm.Message, k int, calls []llm.ToolCall) 
 	if m.IsError {
 		key = "error"
 	}
-	return &genai.Part{FunctionResponse: &genai.FunctionResponse{
-		ID:       p.calls.wireID(m.ToolCallID),
-		Name:     name,
-		Response: map[string]any{key: m.Content},
-	}}
+	id := m.ToolCallID
+	if madeUp[id] {
+		id = "" // the server sent the call without one
+	}
+	return &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: id, Name: name, Response: map[string]any{key: m.Content}}}
 }
 
 // argsMap decodes a call's arguments. Empty or broken arguments (a model's

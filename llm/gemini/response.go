@@ -12,16 +12,22 @@ import (
 // assembler builds one neutral response from a whole answer or from the
 // chunks of a stream.
 type assembler struct {
-	text    strings.Builder
-	calls   []llm.ToolCall
+	text      strings.Builder
+	reasoning strings.Builder
+	calls     []llm.ToolCall
+	// parts are the answer's parts as they came, a stream's text runs
+	// joined (see addPart), for the message's state.
+	parts   []*genai.Part
 	finish  genai.FinishReason
 	blocked bool // the prompt itself was blocked
 	usage   *genai.GenerateContentResponseUsageMetadata
 	model   string
+	// asked is the model the request named: a state is its model's.
+	asked string
 }
 
-// add takes in one response or chunk, reporting its text and tool calls to
-// onEvent when that is not nil.
+// add takes in one response or chunk, reporting its text, thoughts and
+// tool calls to onEvent when that is not nil.
 func (a *assembler) add(p *Provider, r *genai.GenerateContentResponse, onEvent llm.StreamFunc) {
 	if r == nil {
 		return
@@ -46,14 +52,21 @@ func (a *assembler) add(p *Provider, r *genai.GenerateContentResponse, onEvent l
 		return
 	}
 	for _, part := range c.Content.Parts {
+		if part == nil {
+			continue
+		}
 		switch {
-		case part == nil || part.Thought:
-			// Thought summaries are not part of the answer.
 		case part.FunctionCall != nil:
 			tc := p.toolCall(part)
 			a.calls = append(a.calls, tc)
 			if onEvent != nil {
 				onEvent(llm.StreamEvent{Kind: llm.EventToolCall, ToolCall: &tc})
+			}
+		case part.Thought:
+			// A thought summary: the model's reasoning, never the answer.
+			a.reasoning.WriteString(part.Text)
+			if onEvent != nil && part.Text != "" {
+				onEvent(llm.StreamEvent{Kind: llm.EventReasoningDelta, Text: part.Text})
 			}
 		case part.Text != "":
 			a.text.WriteString(part.Text)
@@ -61,18 +74,43 @@ func (a *assembler) add(p *Provider, r *genai.GenerateContentResponse, onEvent l
 				onEvent(llm.StreamEvent{Kind: llm.EventTextDelta, Text: part.Text})
 			}
 		}
+		a.addPart(part)
 	}
 }
 
+// addPart keeps part for the state. A stream spreads a text over parts of
+// several chunks and may send a text's signature on a part of its own
+// with empty text at the end: such pieces join the text part before them
+// while it has no signature, so the state holds the parts the same answer
+// has unstreamed, each signature on the text it ends.
+func (a *assembler) addPart(part *genai.Part) {
+	if n := len(a.parts); n > 0 && isText(part) {
+		last := a.parts[n-1]
+		if isText(last) && last.Thought == part.Thought && len(last.ThoughtSignature) == 0 {
+			last.Text += part.Text
+			last.ThoughtSignature = part.ThoughtSignature
+			return
+		}
+	}
+	c := *part
+	a.parts = append(a.parts, &c)
+}
+
+// isText reports whether p is a text part (a thought or not), and nothing
+// else.
+func isText(p *genai.Part) bool {
+	return p.FunctionCall == nil && p.FunctionResponse == nil && p.InlineData == nil && p.FileData == nil &&
+		p.ExecutableCode == nil && p.CodeExecutionResult == nil && p.ToolCall == nil && p.ToolResponse == nil
+}
+
 // toolCall converts a functionCall part, giving it an ID when the server
-// sent none and remembering its thought signature.
+// sent none.
 func (p *Provider) toolCall(part *genai.Part) llm.ToolCall {
 	fc := part.FunctionCall
-	id, madeUp := fc.ID, false
+	id := fc.ID
 	if id == "" {
-		id, madeUp = p.newCallID(), true
+		id = p.newCallID()
 	}
-	p.calls.put(id, callInfo{signature: part.ThoughtSignature, madeUp: madeUp})
 	args := json.RawMessage(`{}`)
 	if len(fc.Args) > 0 {
 		if b, err := json.Marshal(fc.Args); err == nil {
@@ -91,9 +129,13 @@ func (a *assembler) response() *llm.Response {
 			Role:      llm.RoleAssistant,
 			Content:   a.text.String(),
 			ToolCalls: a.calls,
+			Reasoning: a.reasoning.String(),
 		},
 		FinishReason: a.finishReason(),
 		Model:        a.model,
+	}
+	if data := stateData(a.parts); data != nil {
+		resp.Message.State = &llm.State{Format: llm.StateGemini, Model: a.asked, Data: data}
 	}
 	if u := a.usage; u != nil {
 		resp.Usage = llm.Usage{
@@ -102,6 +144,7 @@ func (a *assembler) response() *llm.Response {
 			// Gemini bills explicit cache storage by the hour, not per call:
 			// there is no per-call cache write.
 			CacheReadTokens: int64(u.CachedContentTokenCount),
+			ReasoningTokens: int64(u.ThoughtsTokenCount),
 		}
 	}
 	return resp

@@ -110,8 +110,8 @@ func TestFinishReasons(t *testing.T) {
 			if resp.FinishReason != tt.want {
 				t.Errorf("finish = %q, want %q", resp.FinishReason, tt.want)
 			}
-			if resp.Usage != (llm.Usage{InputTokens: 3, OutputTokens: 9}) {
-				t.Errorf("usage = %+v, want thinking tokens counted as output", resp.Usage)
+			if resp.Usage != (llm.Usage{InputTokens: 3, OutputTokens: 9, ReasoningTokens: 5}) {
+				t.Errorf("usage = %+v, want thinking tokens counted as output, and as reasoning", resp.Usage)
 			}
 		})
 	}

@@ -208,6 +208,11 @@ var geminiSeeds = []struct{ target, body string }{
 	  {"role": "model", "parts": [{"text": "t"}, {"functionCall": {"id": "f1", "name": "f", "args": {"a": [1]}}}]},
 	  {"role": "user", "parts": [{"functionResponse": {"id": "f1", "name": "f", "response": {"output": "r"}}}]}],
 	  "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "object"}}]}]}`},
+	{"gemini-3-pro:streamGenerateContent", `{"generationConfig": {"thinkingConfig": {"includeThoughts": true, "thinkingLevel": "LOW"}},
+	  "contents": [{"role": "user", "parts": [{"text": "u"}]},
+	  {"role": "model", "parts": [{"text": "plan", "thought": true}, {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "bGxtdGVzdC1zaWduYXR1cmU6Y2FsbDpmOnIx"}, {"functionCall": {"name": "g"}}]},
+	  {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"output": "r"}}}]},
+	  {"role": "model", "parts": [{"functionCall": {"name": "f"}, "thoughtSignature": "skip_thought_signature_validator"}]}]}`},
 	{"g:countTokens", `{}`},
 	{"nocolon", `{"contents": [{"parts": [{"functionResponse": {"response": {"error": "e"}}}]}]}`},
 }

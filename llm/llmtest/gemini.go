@@ -34,17 +34,25 @@ type gmRequest struct {
 		ResponseMIMEType   string          `json:"responseMimeType"`
 		ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
 		ResponseSchema     json.RawMessage `json:"responseSchema"`
+		ThinkingConfig     *struct {
+			IncludeThoughts bool   `json:"includeThoughts"`
+			ThinkingLevel   string `json:"thinkingLevel"`
+		} `json:"thinkingConfig"`
 	} `json:"generationConfig"`
 }
 
+// gmContent keeps each part's JSON as sent: a model content's parts are
+// the state the request sent back.
 type gmContent struct {
-	Role  string   `json:"role"`
-	Parts []gmPart `json:"parts"`
+	Role  string            `json:"role"`
+	Parts []json.RawMessage `json:"parts"`
 }
 
 type gmPart struct {
-	Text         string `json:"text"`
-	FunctionCall *struct {
+	Text             string `json:"text"`
+	Thought          bool   `json:"thought"`
+	ThoughtSignature string `json:"thoughtSignature"`
+	FunctionCall     *struct {
 		ID   string          `json:"id"`
 		Name string          `json:"name"`
 		Args json.RawMessage `json:"args"`
@@ -87,32 +95,36 @@ func parseGemini(model string, stream bool, body []byte) (*call, error) {
 		return nil, errors.New("contents: at least one content is required")
 	}
 	req := &llm.Request{Model: model, Messages: []llm.Message{}}
+	c := &call{req: req, stream: stream}
 	if si := in.SystemInstruction; si != nil {
+		parts, err := gmParts(si.Parts)
+		if err != nil {
+			return nil, fmt.Errorf("systemInstruction: %w", err)
+		}
 		var texts []string
-		for _, p := range si.Parts {
+		for _, p := range parts {
 			texts = append(texts, p.Text)
 		}
 		req.System = strings.Join(texts, "\n")
 	}
-	for i, c := range in.Contents {
-		switch c.Role {
+	contents := make([][]gmPart, len(in.Contents))
+	for i, ct := range in.Contents {
+		parts, err := gmParts(ct.Parts)
+		if err != nil {
+			return nil, fmt.Errorf("contents[%d]: %w", i, err)
+		}
+		contents[i] = parts
+		switch ct.Role {
 		case "model":
-			msg := llm.Message{Role: llm.RoleAssistant}
-			for _, p := range c.Parts {
-				msg.Content += p.Text
-				if fc := p.FunctionCall; fc != nil {
-					args := compactJSON(fc.Args)
-					if args == nil {
-						args = json.RawMessage("{}")
-					}
-					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: fc.ID, Name: fc.Name, Arguments: args})
-				}
+			msg, err := gmModelMessage(parts, ct.Parts)
+			if err != nil {
+				return nil, newHTTPError(errBadRequest, "contents[%d]: %v", i, err)
 			}
 			req.Messages = append(req.Messages, msg)
 		case "user", "", "function", "tool":
 			var text strings.Builder
 			hasText, hasResult := false, false
-			for _, p := range c.Parts {
+			for _, p := range parts {
 				if fr := p.FunctionResponse; fr != nil {
 					content, isErr := geminiResult(fr.Response)
 					req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: content,
@@ -129,8 +141,11 @@ func parseGemini(model string, stream bool, body []byte) (*call, error) {
 				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: text.String()})
 			}
 		default:
-			return nil, fmt.Errorf("contents[%d].role: unknown role %q (want user or model)", i, c.Role)
+			return nil, fmt.Errorf("contents[%d].role: unknown role %q (want user or model)", i, ct.Role)
 		}
+	}
+	if signsThoughts(model) {
+		c.strict = missingSignature(in.Contents, contents)
 	}
 	for _, t := range in.Tools {
 		for _, fd := range t.FunctionDeclarations {
@@ -155,8 +170,58 @@ func parseGemini(model string, stream bool, body []byte) (*call, error) {
 			}
 			req.Output = &llm.OutputSchema{Schema: compactJSON(schema)}
 		}
+		if tc := gc.ThinkingConfig; tc != nil {
+			req.Params.Effort = strings.ToLower(tc.ThinkingLevel)
+			c.thoughts = tc.IncludeThoughts
+		}
 	}
-	return &call{req: req, stream: stream}, nil
+	return c, nil
+}
+
+// gmParts decodes a content's parts.
+func gmParts(raw []json.RawMessage) ([]gmPart, error) {
+	parts := make([]gmPart, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &parts[i]); err != nil {
+			return nil, fmt.Errorf("parts[%d]: %w", i, err)
+		}
+	}
+	return parts, nil
+}
+
+// gmModelMessage reads a model content: its text, its thoughts as
+// Reasoning, its calls, and, when a part has a thought or a signature,
+// its parts as sent as the message's state. A signature the fake did not
+// issue for that part is refused, as Gemini refuses a corrupted one.
+func gmModelMessage(parts []gmPart, raw []json.RawMessage) (llm.Message, error) {
+	msg := llm.Message{Role: llm.RoleAssistant}
+	stateful := false
+	for k, p := range parts {
+		if p.ThoughtSignature != "" {
+			if !signatureFits(p.ThoughtSignature, p) {
+				return msg, fmt.Errorf("parts[%d]: Corrupted thought signature.", k)
+			}
+			stateful = true
+		}
+		switch {
+		case p.Thought:
+			msg.Reasoning += p.Text
+			stateful = true
+		case p.FunctionCall != nil:
+			fc := p.FunctionCall
+			args := compactJSON(fc.Args)
+			if args == nil {
+				args = json.RawMessage("{}")
+			}
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: fc.ID, Name: fc.Name, Arguments: args})
+		default:
+			msg.Content += p.Text
+		}
+	}
+	if stateful {
+		msg.State = &llm.State{Format: llm.StateGemini, Data: mustJSON(raw)}
+	}
+	return msg, nil
 }
 
 // geminiResult reads a functionResponse.response: {"output": text} or
@@ -192,7 +257,11 @@ func geminiFinish(f llm.FinishReason) string {
 }
 
 func geminiUsage(u llm.Usage) map[string]any {
-	m := map[string]any{"promptTokenCount": u.InputTokens, "candidatesTokenCount": u.OutputTokens, "totalTokenCount": u.Total()}
+	// Gemini counts the thinking apart from the candidates.
+	m := map[string]any{"promptTokenCount": u.InputTokens, "candidatesTokenCount": u.OutputTokens - u.ReasoningTokens, "totalTokenCount": u.Total()}
+	if u.ReasoningTokens > 0 {
+		m["thoughtsTokenCount"] = u.ReasoningTokens
+	}
 	if u.CacheReadTokens > 0 {
 		// promptTokenCount counts the cached ones too; Gemini reports no
 		// per-call cache writes.
@@ -226,25 +295,48 @@ func finishChunk(chunk map[string]any, a *Answer) map[string]any {
 
 func (geminiWire) response(c *call, a *Answer, id string) []byte {
 	var parts []any
+	if c.thoughts && a.Reasoning != "" {
+		parts = append(parts, map[string]any{"text": a.Reasoning, "thought": true})
+	}
 	if a.Text != "" || len(a.ToolCalls) == 0 {
 		parts = append(parts, map[string]any{"text": a.Text})
 	}
-	parts = append(parts, geminiCallParts(a.ToolCalls)...)
+	calls := geminiCallParts(a.ToolCalls)
+	parts = append(parts, calls...)
+	if signsThoughts(c.req.Model) {
+		// The first call, else the last part (thought signatures page).
+		signed := parts[len(parts)-1]
+		if len(calls) > 0 {
+			signed = calls[0]
+		}
+		sign(signed.(map[string]any), id)
+	}
 	return mustJSON(finishChunk(geminiChunk(c.req.Model, id, parts), a))
 }
 
 // events streams the answer as Gemini does: whole GenerateContentResponse
-// objects, the text spread over several, function calls whole in the last,
-// which also carries the finish reason and usage.
+// objects, the thoughts first, the text spread over several, function
+// calls whole in the last, which also carries the finish reason and usage.
+// A Gemini 3 answer without calls ends with its signature on a part of
+// its own with empty text, as Gemini streams it.
 func (geminiWire) events(c *call, a *Answer, id string) []sseEvent {
 	var chunks []map[string]any
+	if c.thoughts {
+		for _, piece := range splitText(a.Reasoning, 2) {
+			chunks = append(chunks, geminiChunk(c.req.Model, id, []any{map[string]any{"text": piece, "thought": true}}))
+		}
+	}
 	for _, piece := range splitText(a.Text, 3) {
 		chunks = append(chunks, geminiChunk(c.req.Model, id, []any{map[string]any{"text": piece}}))
 	}
-	if len(a.ToolCalls) > 0 || len(chunks) == 0 {
+	signs := signsThoughts(c.req.Model)
+	if len(a.ToolCalls) > 0 || len(chunks) == 0 || signs {
 		parts := geminiCallParts(a.ToolCalls)
 		if len(parts) == 0 {
 			parts = []any{map[string]any{"text": ""}}
+		}
+		if signs {
+			sign(parts[0].(map[string]any), id)
 		}
 		chunks = append(chunks, geminiChunk(c.req.Model, id, parts))
 	}

@@ -35,6 +35,9 @@ type call struct {
 	stream bool
 	// includeUsage is OpenAI's stream_options.include_usage.
 	includeUsage bool
+	// thoughts is Gemini's thinkingConfig.includeThoughts: the answer
+	// carries its reasoning as thought parts.
+	thoughts bool
 	// strict, set by parse, is the error a strict server (Script.Strict)
 	// answers instead: what the provider refuses that a lenient fake
 	// lets pass, such as a reasoning model's history without its
