@@ -70,9 +70,17 @@ type Spec struct {
 	// run); they count against MaxTurns.
 	Turns int
 	// Output, when set, requires the final answer to be one JSON value
-	// valid against a schema (see Output). Result.Output is then that JSON
-	// text.
+	// valid against a schema (see Output): the summary's, when Summary is
+	// set. Result.Output is then that JSON text.
 	Output *Output
+	// Summary, when set, is the summary prompt: once the task ends with a
+	// final answer or at its turn limit, the run makes one more model
+	// call, on the whole conversation plus this prompt and without tools,
+	// and its answer is the output (xzatoma's subagent summary).
+	Summary string
+	// LimitStops says the turn limit is a budget's: reaching it ends the
+	// run without its summary.
+	LimitStops bool
 }
 
 // Status is how a run ended.
@@ -94,8 +102,13 @@ type Result struct {
 	Status Status
 	// Err is the error that ended the run, nil when Status is ok.
 	Err error
-	// Turns is the number of model calls made.
+	// Turns is the number of model calls the task made (the summary's
+	// calls are not turns).
 	Turns int
+	// MaxTurnsReached says the task reached its turn limit, when that is
+	// not a budget's (Spec.LimitStops); Err says so too, unless the
+	// summary call after it failed.
+	MaxTurnsReached bool
 	// Usage sums all model calls of this run.
 	Usage llm.Usage
 	// Messages is the whole conversation: Spec.Messages and what the run
@@ -124,48 +137,44 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	// Room for the first answer: a run that answers at once (a fan-out's
 	// leaf) grows its conversation no further.
 	msgs := append(make([]llm.Message, 0, len(spec.Messages)+1), spec.Messages...)
-	r := &runner{spec: spec, res: &Result{Messages: msgs}}
-	if spec.Resume && r.resume(ctx) {
-		r.res.Status = statusOf(ctx, r.res.Err)
-		return r.res, r.res.Err
+	r := &runner{spec: spec}
+	r.res = &r.result
+	r.result.Messages = msgs
+	r.state = State{Turns: spec.Turns, MaxTurns: spec.MaxTurns, Output: spec.Output, Summary: spec.Summary, LimitStops: spec.LimitStops}
+	act := ActCall
+	if spec.Resume {
+		act = r.resume(ctx)
 	}
-	r.loop(ctx)
+	r.loop(ctx, act)
 	r.res.Status = statusOf(ctx, r.res.Err)
 	return r.res, r.res.Err
 }
 
 type runner struct {
 	spec Spec
-	res  *Result
-	// repaired is set once the repair turn of a structured output is used.
-	repaired bool
+	res  *Result // &result
+	// result is the run's Result, in the runner's allocation: one less
+	// for every run of a fan-out.
+	result Result
+	// state is the run's state as the decisions of its turns left it.
+	state State
 }
 
-// checkOutput validates a final answer against Spec.Output. It reports true
-// when the run is over: the answer is valid (Output becomes its JSON text)
-// or, after the one repair turn, still invalid (Err is set). It reports
-// false after asking the model for a corrected answer.
-func (r *runner) checkOutput(answer string) bool {
-	text, repair, err := r.spec.Output.Judge(answer, r.repaired)
-	switch {
-	case repair != nil:
-		r.repaired = true
-		r.appendMessage(*repair)
-		return false
-	case err != nil:
-		r.res.Err = err
-		return true
-	}
-	r.res.Output = text
-	return true
-}
-
-// resume finishes what the committed conversation left open: the calls of
-// its last assistant message that have no result are run. It reports
-// whether the run is already over: the conversation ends with a final
-// answer.
-func (r *runner) resume(ctx context.Context) (done bool) {
+// resume finishes what the committed conversation left open and returns
+// what the run does next: the calls of its last assistant message that
+// have no result are run; a conversation that ends with a final answer
+// ends there (or goes on to its summary), one that ends in its summary
+// with the summary's answer ends there.
+func (r *runner) resume(ctx context.Context) Action {
+	s := r.state
 	msgs := r.res.Messages
+	if at := SummaryAt(msgs, s.Summary); at >= 0 {
+		s.Phase, s.Turns = PhaseSummary, 0
+		if last := msgs[len(msgs)-1]; len(msgs) > at+1 && last.Role == llm.RoleAssistant && len(last.ToolCalls) == 0 {
+			return r.apply(Decision{Action: ActDone, State: s, Output: last.Content})
+		}
+		return r.apply(Decision{Action: ActCall, State: s})
+	}
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == llm.RoleAssistant {
@@ -174,14 +183,18 @@ func (r *runner) resume(ctx context.Context) (done bool) {
 		}
 	}
 	if last < 0 {
-		return false
+		return ActCall
 	}
 	if len(msgs[last].ToolCalls) == 0 {
 		if last == len(msgs)-1 {
-			r.res.Output = msgs[last].Content
-			return true
+			// Not judged again: it was the answer when it was committed.
+			next := s
+			next.Output = nil
+			d := Decide(next, &msgs[last])
+			d.State.Output = s.Output
+			return r.apply(d)
 		}
-		return false
+		return ActCall
 	}
 	answered := map[string]bool{}
 	for _, m := range msgs[last+1:] {
@@ -195,24 +208,25 @@ func (r *runner) resume(ctx context.Context) (done bool) {
 			pending = append(pending, c)
 		}
 	}
-	if len(pending) == 0 {
-		return false
+	if len(pending) > 0 {
+		r.appendResults(pending, r.runTools(ctx, pending))
 	}
-	results := r.runTools(ctx, pending)
-	for i, call := range pending {
-		r.appendMessage(llm.ToolResultMessage(call, results[i].Content, results[i].IsError))
-	}
-	return false
+	return ActCall
 }
 
-// turnsUsed counts the model calls of this run, earlier attempts included.
-func (r *runner) turnsUsed() int { return r.spec.Turns + r.res.Turns }
-
-func (r *runner) maxTurns() int {
-	if r.spec.MaxTurns > 0 {
-		return r.spec.MaxTurns
+// SummaryAt is where a summary prompt starts in a committed conversation
+// (the prompt right after a final answer), or -1: the task had ended and
+// only the summary was left.
+func SummaryAt(msgs []llm.Message, prompt string) int {
+	if prompt == "" {
+		return -1
 	}
-	return DefaultMaxTurns
+	for i := len(msgs) - 1; i > 0; i-- {
+		if msgs[i].Role == llm.RoleUser && msgs[i].Content == prompt && msgs[i-1].Role == llm.RoleAssistant && len(msgs[i-1].ToolCalls) == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 func (r *runner) emit(ev Event) {
@@ -227,17 +241,37 @@ func (r *runner) appendMessage(m llm.Message) {
 	r.res.Added++
 	// The event points at the conversation's own message (a message is
 	// never changed once appended), not at a copy made on the heap for it.
-	r.emit(Event{Kind: EventMessage, Turn: r.res.Turns, Message: &r.res.Messages[len(r.res.Messages)-1]})
+	r.emit(Event{Kind: EventMessage, Turn: r.turn(), Message: &r.res.Messages[len(r.res.Messages)-1]})
 }
 
-func (r *runner) loop(ctx context.Context) {
+// turn is the number of the model call the run is at: the task's (this
+// attempt's), or the summary's.
+func (r *runner) turn() int {
+	if r.state.Phase == PhaseSummary {
+		return r.state.Turns
+	}
+	return r.res.Turns
+}
+
+// loop carries out d and the decisions after it until the run is over.
+func (r *runner) loop(ctx context.Context, act Action) {
 	var specs []llm.ToolSpec
 	if r.spec.Tools != nil {
 		specs = r.spec.Tools.Specs()
 	}
 	for {
+		switch act {
+		case ActDone:
+			return
+		case ActTools:
+			calls := r.res.Messages[len(r.res.Messages)-1].ToolCalls
+			r.appendResults(calls, r.runTools(ctx, calls))
+		}
+		r.state.Stop = nil
 		if err := ctx.Err(); err != nil {
-			r.res.Err = llm.Classify(ctx, r.spec.Provider.Name(), err)
+			r.state.Stop = llm.Classify(ctx, r.spec.Provider.Name(), err)
+		}
+		if r.decide(nil) == ActDone {
 			return
 		}
 		resp, err := r.callModel(ctx, specs)
@@ -245,54 +279,72 @@ func (r *runner) loop(ctx context.Context) {
 			r.res.Err = err
 			return
 		}
-		msg := resp.Message
-		msg.Role = llm.RoleAssistant
-		r.appendMessage(msg)
-		if r.spec.AfterModelCall != nil && len(msg.ToolCalls) > 0 {
-			if err := r.spec.AfterModelCall(ctx, resp.Usage); err != nil {
-				r.closePending(msg.ToolCalls, "not run: "+err.Error())
-				r.res.Output = msg.Content
-				r.res.Err = err
-				return
-			}
+		answer := r.appendAnswer(resp)
+		r.state.Stop = nil
+		if r.spec.AfterModelCall != nil && len(answer.ToolCalls) > 0 {
+			r.state.Stop = r.spec.AfterModelCall(ctx, resp.Usage)
 		}
-		if len(msg.ToolCalls) == 0 {
-			r.res.Output = msg.Content
-			if r.spec.Output != nil && !r.checkOutput(msg.Content) {
-				continue // the repair turn
-			}
-			return
-		}
-		if r.turnsUsed() >= r.maxTurns() {
-			// The answer would come after a model call we may not make.
-			// Close the calls so the conversation stays valid for a caller
-			// that continues it (a summary call, say).
-			r.closePending(msg.ToolCalls, fmt.Sprintf("not run: the turn limit (%d) was reached", r.maxTurns()))
-			r.res.Output = msg.Content
-			r.res.Err = &MaxTurnsError{Limit: r.maxTurns()}
-			return
-		}
-		results := r.runTools(ctx, msg.ToolCalls)
-		// One allocation for the results, not one per doubling (a
-		// fan-out's root appends thousands).
-		r.res.Messages = slices.Grow(r.res.Messages, len(msg.ToolCalls)+1)
-		for i, call := range msg.ToolCalls {
-			r.appendMessage(llm.ToolResultMessage(call, results[i].Content, results[i].IsError))
-		}
+		act = r.decide(answer)
 	}
 }
 
-// closePending answers tool calls that will not run, so that every call in
-// the conversation has a result.
-func (r *runner) closePending(calls []llm.ToolCall, why string) {
-	for _, c := range calls {
-		r.appendMessage(llm.ToolResultMessage(c, "Tool call "+why, true))
+// appendAnswer appends the model's answer to the conversation and
+// returns it, the conversation's own.
+//
+//go:noinline
+func (r *runner) appendAnswer(resp *llm.Response) *llm.Message {
+	msg := resp.Message
+	msg.Role = llm.RoleAssistant
+	r.appendMessage(msg)
+	return &r.res.Messages[len(r.res.Messages)-1]
+}
+
+// decide asks Decide what the run does next and applies the decision.
+// (Not inlined: the decision is big, and the loop's frame, which every
+// run's goroutine keeps while its model call runs, would carry it.)
+//
+//go:noinline
+func (r *runner) decide(answer *llm.Message) Action {
+	return r.apply(Decide(r.state, answer))
+}
+
+// apply carries out a decision's bookkeeping: the run's new state, the
+// messages to append, and the end of the run.
+//
+//go:noinline
+func (r *runner) apply(d Decision) Action {
+	r.res.MaxTurnsReached = r.res.MaxTurnsReached || d.MaxTurnsReached()
+	r.state = d.State
+	for _, m := range d.Append {
+		r.appendMessage(m)
+	}
+	if d.Action == ActDone {
+		r.res.Output, r.res.Err = d.Output, d.Err
+	}
+	return d.Action
+}
+
+// appendResults appends the results of calls, in call order.
+func (r *runner) appendResults(calls []llm.ToolCall, results []tool.Result) {
+	// One allocation for the results, not one per doubling (a fan-out's
+	// root appends thousands).
+	r.res.Messages = slices.Grow(r.res.Messages, len(calls))
+	for i, call := range calls {
+		r.appendMessage(llm.ToolResultMessage(call, results[i].Content, results[i].IsError))
 	}
 }
 
+// callModel makes the next model call of the run's phase: the task's
+// with its tools, or the summary's without.
 func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Response, error) {
-	r.res.Turns++
-	turn := r.res.Turns
+	r.state.Turns++
+	task := r.state.Phase == PhaseTask
+	if task {
+		r.res.Turns++
+	} else {
+		specs = nil
+	}
+	turn := r.turn()
 	req := &llm.Request{
 		Model:    r.spec.Model,
 		System:   r.spec.System,
@@ -300,12 +352,12 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 		Tools:    specs,
 		Params:   r.spec.Params,
 	}
-	if r.spec.Output != nil {
+	if r.spec.Output != nil && (!task || r.spec.Summary == "") {
 		req.Output = r.spec.Output.schema
 	}
 	var onEvent llm.StreamFunc
 	streamedThinking := false
-	if r.spec.Stream && r.spec.OnEvent != nil {
+	if r.spec.Stream && task && r.spec.OnEvent != nil {
 		onEvent = func(ev llm.StreamEvent) {
 			switch ev.Kind {
 			case llm.EventTextDelta:

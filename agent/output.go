@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,8 +120,14 @@ func unfence(s string) string {
 	return strings.TrimSpace(body[nl+1:])
 }
 
-// repairPrompt is the user message of the repair turn.
+// repairPrompt is the user message of the repair turn. The schema is
+// compact, so that the model reads the same prompt wherever the loop runs
+// (a Temporal payload carries it compacted).
 func repairPrompt(problem string, schema json.RawMessage) string {
+	var compact bytes.Buffer
+	if json.Compact(&compact, schema) == nil {
+		schema = compact.Bytes()
+	}
 	return "Your answer does not match the required output schema: " + problem +
 		"\nReply again with only the corrected JSON value, no other text. The schema:\n" + string(schema)
 }

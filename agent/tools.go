@@ -131,6 +131,7 @@ func ToolCallFrom(ctx context.Context) *llm.ToolCall {
 // into an error result the model can read. It is for a loop that runs
 // elsewhere (a Temporal workflow), one call at a time.
 func RunToolCall(ctx context.Context, spec Spec, call llm.ToolCall) tool.Result {
-	r := &runner{spec: spec, res: &Result{}}
+	r := &runner{spec: spec}
+	r.res = &r.result
 	return r.runTool(ctx, &call)
 }

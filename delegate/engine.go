@@ -494,12 +494,12 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 			}
 			return tree.checkTokens(parent != nil)
 		},
-		OnEvent: e.loopListener(ctx, s, r, model),
-		Resume:  r.resumed != nil,
-		Turns:   prior.turns,
-	}
-	if r.summary == "" {
-		spec.Output = r.output
+		OnEvent:    e.loopListener(ctx, s, r, model),
+		Resume:     r.resumed != nil,
+		Turns:      prior.turns,
+		Output:     r.output,
+		Summary:    r.summary,
+		LimitStops: s.budget.turnsBound,
 	}
 	if r.onText != nil || e.StreamText {
 		spec.Stream = true
@@ -526,13 +526,9 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	}
 	var res *agent.Result
 	var runErr error
-	var committedSummary []llm.Message
-	if prior.summaryAt > 0 {
-		committedSummary = r.messages[prior.summaryAt:]
-		// The loop had ended before the interruption; only the summary
-		// call was left.
-		res = &agent.Result{Messages: r.messages[:prior.summaryAt]}
-	} else if spentErr := s.budget.spentBefore(r.resumed); spentErr != nil {
+	if spentErr := s.budget.spentBefore(r.resumed); spentErr != nil && prior.summaryAt == 0 {
+		// Spent before it could go on: not even its summary is made (one
+		// whose task had ended is, as its summary call was under way).
 		res, runErr = &agent.Result{Messages: r.messages}, spentErr
 	} else {
 		res, runErr = agent.Run(runCtx, spec)
@@ -541,29 +537,17 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 	// sleeping children would each keep one.
 	env := newEnvelope(s, r)
 	env.Turns, env.Usage, env.Output, env.Messages = prior.turns+res.Turns, prior.usage.Add(res.Usage), res.Output, res.Messages
+	env.MaxTurnsReached = res.MaxTurnsReached
 	for _, call := range prior.calls {
 		// The calls before a resume, each priced alone from its
 		// recorded usage, as it was when it was made.
 		own.add(e.Prices.Cost(model, call))
 	}
 	runErr = s.budget.stopOf(ctx, runCtx, s, runErr)
-	if errors.Is(runErr, agent.ErrMaxTurns) {
-		env.MaxTurnsReached = true
-	}
-	if r.summary != "" && (runErr == nil || errors.Is(runErr, agent.ErrMaxTurns)) {
-		spec.Output = r.output
-		out, u, err := e.summarize(runCtx, spec, res.Messages, r.summary, committedSummary)
-		env.Usage = env.Usage.Add(u)
-		env.Output = out
-		if err != nil {
-			runErr = err
-		}
-	}
 	if r.output != nil && runErr == nil {
 		env.OutputJSON = json.RawMessage(env.Output)
 	}
 	env.OwnCostUSD = own.usd()
-	runErr = s.budget.stopOf(ctx, runCtx, s, runErr)
 	e.finish(ctx, env, s, runCtx, runErr, start, parent)
 	e.remember(ctx, s, r, env)
 	if parent != nil {
@@ -621,33 +605,6 @@ func (e *Engine) emitRunStart(s *Scope, task string) {
 func (e *Engine) emitSpawn(ctx context.Context, s *Scope, r *run, tools *tool.Registry) {
 	ev := spawnEvent(ctx, s, r, tools.Names())
 	e.emitQueued(s, &ev)
-}
-
-// summarize makes the subagent's closing call: the conversation so far,
-// the summary prompt, no tools. Its answer is the output (held to the
-// output schema when the call gave one, with its repair turn).
-//
-// committed is the summary exchange a resumed run had already recorded
-// (the prompt, and maybe the answer): it is not recorded again, and a
-// committed answer is the output without a model call.
-func (e *Engine) summarize(ctx context.Context, spec agent.Spec, history []llm.Message, prompt string, committed []llm.Message) (string, llm.Usage, error) {
-	spec.Tools = nil
-	spec.MaxTurns = 1 // the repair turn of a structured output comes on top
-	spec.Turns = 0
-	spec.Resume = len(committed) > 0
-	ask := llm.UserMessage(prompt)
-	spec.Messages = append(append([]llm.Message(nil), history...), ask)
-	if len(committed) > 1 {
-		spec.Messages = append(spec.Messages, committed[1:]...)
-	}
-	spec.Stream = false
-	if spec.OnEvent != nil && len(committed) == 0 {
-		// The summary prompt is part of the child's conversation: the
-		// ledger records it like every other message.
-		spec.OnEvent(agent.Event{Kind: agent.EventMessage, Agent: spec.Name, Message: &ask})
-	}
-	res, err := agent.Run(ctx, spec)
-	return res.Output, res.Usage, err
 }
 
 func (e *Engine) toolConcurrency(r *run) int {

@@ -42,7 +42,7 @@ func (e *Engine) ModelStep(ctx context.Context, spec RunSpec, messages []llm.Mes
 	}
 	if r.output != nil && (r.summary == "" || noTools) {
 		// Asked natively; the answer's validation and repair turn are the
-		// caller's loop's (OutputStep).
+		// caller's loop's (agent.Decide).
 		req.Output = &llm.OutputSchema{Name: r.output.Name(), Schema: r.output.Schema()}
 	}
 	resp, err := provider.Generate(ctx, req, nil)
@@ -50,36 +50,6 @@ func (e *Engine) ModelStep(ctx context.Context, spec RunSpec, messages []llm.Mes
 		return nil, llm.Classify(ctx, provider.Name(), err)
 	}
 	return resp, nil
-}
-
-// OutputVerdict is what OutputStep makes of a final answer.
-type OutputVerdict struct {
-	// Output is the answer's JSON text to keep, when it is valid.
-	Output string `json:"output,omitempty"`
-	// Repair is the message of the one repair turn: send it and ask the
-	// model again.
-	Repair *llm.Message `json:"repair,omitempty"`
-	// Error ends the run with StatusError: still invalid after the repair.
-	Error string `json:"error,omitempty"`
-}
-
-// OutputStep holds a final answer of the run spec describes to its output
-// schema (the summary's, for a subagent), by the rule the local loop
-// follows (agent.Output.Judge): the answer's JSON text, the repair turn,
-// or, once repaired is set, the error the run ends with.
-func (e *Engine) OutputStep(spec RunSpec, answer string, repaired bool) (OutputVerdict, error) {
-	if len(spec.OutputSchema) == 0 {
-		return OutputVerdict{Output: answer}, nil
-	}
-	out, err := agent.NewOutput(spec.OutputName, spec.OutputSchema)
-	if err != nil {
-		return OutputVerdict{}, fmt.Errorf("%w: run %s: %w", ErrConfig, spec.RunID, err)
-	}
-	text, repair, err := out.Judge(answer, repaired)
-	if err != nil {
-		return OutputVerdict{Error: err.Error()}, nil
-	}
-	return OutputVerdict{Output: text, Repair: repair}, nil
 }
 
 // ToolOutcome is the result of one ToolStep.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
@@ -264,7 +265,7 @@ func (e *Engine) resumeFrom(ctx context.Context, p *resumePlan, r *run, row ledg
 			msgs = append(msgs, msg)
 		}
 		r.messages = msgs
-		if i := summaryIndex(msgs[r.historyLen:], r.summary); i >= 0 {
+		if i := agent.SummaryAt(msgs[r.historyLen:], r.summary); i >= 0 {
 			res.summaryAt = r.historyLen + i
 			res.turns-- // the summary's own call is not a turn
 		}
@@ -300,21 +301,6 @@ func (e *Engine) attemptsTime(ctx context.Context, rl ResumeLedger, row ledger.R
 		}
 	}
 	return max(d, 0)
-}
-
-// summaryIndex is where a subagent's summary prompt starts in its
-// committed messages, or -1: the loop had ended and only the summary call
-// remained.
-func summaryIndex(msgs []llm.Message, prompt string) int {
-	if prompt == "" {
-		return -1
-	}
-	for i := len(msgs) - 1; i > 0; i-- {
-		if msgs[i].Role == llm.RoleUser && msgs[i].Content == prompt && msgs[i-1].Role == llm.RoleAssistant && len(msgs[i-1].ToolCalls) == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // resumed is what a continued run brings from its earlier attempts.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/deputyhq/deputy/agent"
 	"github.com/deputyhq/deputy/delegate"
-	"github.com/deputyhq/deputy/llm"
 )
 
 var findingSchema = json.RawMessage(`{"type":"object","properties":{"severity":{"type":"string","enum":["low","high"]},"count":{"type":"integer"}},"required":["severity","count"]}`)
@@ -188,37 +187,5 @@ rules:
 	req := h.prov.requests("You are the checker")[0]
 	if req.Output == nil || string(req.Output.Schema) != string(findingSchema) {
 		t.Errorf("the remote step asked for %+v", req.Output)
-	}
-}
-
-// A loop that runs elsewhere holds its answers to the schema through
-// OutputStep, by the local loop's rule: the JSON kept, the one repair
-// turn, then the error.
-func TestOutputStepIsTheLocalRule(t *testing.T) {
-	checker := agentDef("checker", "You are the checker.")
-	checker.OutputSchema = findingSchema
-	h := newHarness(t, `
-rules:
-  - reply: {text: 'x'}
-`, checker)
-	spec, err := h.engine.Describe(delegate.RunRequest{Agent: checker, Task: "check", Workdir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := h.engine.OutputStep(spec, "```json\n{\"severity\": \"low\", \"count\": 1}\n```", false)
-	if err != nil || v.Output != `{"severity": "low", "count": 1}` || v.Repair != nil || v.Error != "" {
-		t.Errorf("a valid answer: %+v, %v", v, err)
-	}
-	v, err = h.engine.OutputStep(spec, "low, one", false)
-	if err != nil || v.Repair == nil || v.Repair.Role != llm.RoleUser || !strings.Contains(v.Repair.Content, "does not match the required output schema") || v.Error != "" {
-		t.Errorf("an invalid answer: %+v, %v", v, err)
-	}
-	v, err = h.engine.OutputStep(spec, "low, one", true)
-	if err != nil || v.Repair != nil || !strings.HasPrefix(v.Error, "the final answer does not match the output schema: ") {
-		t.Errorf("an invalid answer after the repair: %+v, %v", v, err)
-	}
-	spec.OutputSchema = nil
-	if v, err := h.engine.OutputStep(spec, "anything", false); err != nil || v.Output != "anything" {
-		t.Errorf("without a schema: %+v, %v", v, err)
 	}
 }

@@ -42,16 +42,6 @@ func (a *Activities) ToolCall(ctx context.Context, in ToolInput) (delegate.ToolO
 	return out, nil
 }
 
-// CheckOutput holds a final answer to the run's output schema, by the
-// engine's rule: the JSON text to keep, the repair turn, or the error.
-func (a *Activities) CheckOutput(_ context.Context, in OutputInput) (delegate.OutputVerdict, error) {
-	v, err := a.Engine.OutputStep(in.Spec, in.Answer, in.Repaired)
-	if errors.Is(err, delegate.ErrConfig) {
-		return v, temporal.NewNonRetryableApplicationError(err.Error(), "config", nil)
-	}
-	return v, err
-}
-
 // retryable says how Temporal should treat err: a rate limit waits at
 // least what the server's Retry-After asked for (deputy's own rule), other
 // transient provider errors follow the retry policy's backoff, and what

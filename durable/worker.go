@@ -33,5 +33,4 @@ func Register(r Registry, eng *delegate.Engine) {
 	a := &Activities{Engine: eng}
 	r.RegisterActivityWithOptions(a.ModelCall, activity.RegisterOptions{Name: ModelActivity})
 	r.RegisterActivityWithOptions(a.ToolCall, activity.RegisterOptions{Name: ToolActivity})
-	r.RegisterActivityWithOptions(a.CheckOutput, activity.RegisterOptions{Name: OutputActivity})
 }

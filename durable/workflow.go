@@ -2,13 +2,15 @@
 
 // Package durable runs deputy's delegation trees on Temporal
 // (docs/durable.md). Each agent run is a workflow, each child a child
-// workflow, and each model call, tool call and output schema check an
-// activity. The workflow is the turn loop in deterministic form: it
-// decides only what comes next from the results its activities recorded.
-// Every rule of the engine — the tools offered at a depth, the guard, the
-// front doors and their envelopes, the output schema — applies inside the
-// activities, through the engine's remote steps (delegate.Engine.ModelStep,
-// ToolStep and OutputStep).
+// workflow, and each model call and tool call an activity. The workflow
+// is the turn loop in deterministic form: what comes next after each
+// answer is agent.Decide's decision, the one the local loop makes, from
+// the results its activities recorded; the workflow keeps only what
+// Temporal needs (activities, the tree's signals, a deterministic
+// history). Every rule of the engine — the tools offered at a depth, the
+// guard, the front doors and their envelopes — applies inside the
+// activities, through the engine's remote steps (delegate.Engine.ModelStep
+// and ToolStep).
 //
 // It builds only with the build tag temporal, so that the Temporal SDK
 // stays out of the deputy binary; cmd/deputy-temporal is the binary that
@@ -41,8 +43,6 @@ const DefaultTaskQueue = "deputy"
 const (
 	ModelActivity = "deputy.ModelCall"
 	ToolActivity  = "deputy.ToolCall"
-	// OutputActivity holds a final answer to the run's output schema.
-	OutputActivity = "deputy.CheckOutput"
 )
 
 // ModelInput is the input of one model call.
@@ -59,14 +59,6 @@ type ToolInput struct {
 	Spec   delegate.RunSpec   `json:"spec"`
 	Call   llm.ToolCall       `json:"call"`
 	Answer *delegate.Envelope `json:"answer,omitempty"`
-}
-
-// OutputInput is a final answer to hold to the run's output schema;
-// Repaired says the repair turn was used.
-type OutputInput struct {
-	Spec     delegate.RunSpec `json:"spec"`
-	Answer   string           `json:"answer"`
-	Repaired bool             `json:"repaired,omitempty"`
 }
 
 // retryPolicy repeats a failed model call as deputy's own retry does
@@ -90,7 +82,8 @@ const HeartbeatTimeout = 10 * time.Second
 
 // AgentWorkflow runs one agent run to its envelope: model call, tool calls
 // (a delegation tool's child as a child workflow), repeat, until a final
-// answer or the turn limit. A failure is an envelope, not a workflow error,
+// answer or the turn limit, then a subagent's summary call, each step as
+// agent.Decide decides it. A failure is an envelope, not a workflow error,
 // so a parent always gets an answer for its tool call.
 func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envelope, error) {
 	timeout := activityTimeout
@@ -117,129 +110,119 @@ func AgentWorkflow(ctx workflow.Context, spec delegate.RunSpec) (*delegate.Envel
 		}
 		spec.Chain = delegate.ChainOf(nil, spec.Label, spec.Budget, start)
 	}
-	tree := newBooks(ctx, spec)
-	// callModel makes one model call, its max output tokens lowered to
-	// what the run's budget chain has left.
-	callModel := func(msgs []llm.Message, noTools bool) (llm.Response, error) {
-		in := ModelInput{Spec: spec, Messages: msgs, NoTools: noTools}
-		in.Spec.Params = tree.params(ctx, spec.Params)
-		var resp llm.Response
-		err := workflow.ExecuteActivity(ctx, ModelActivity, in).Get(ctx, &resp)
-		return resp, err
+	state, err := stateOf(spec)
+	if err != nil {
+		return failed(env, err), nil
 	}
+	l := &loop{ctx: ctx, spec: spec, tree: newBooks(ctx, spec), env: env, msgs: slices.Clone(spec.Messages)}
+	return l.run(agent.Decision{Action: agent.ActCall, State: state}), nil
+}
 
-	maxTurns := spec.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = agent.DefaultMaxTurns
-	}
-	msgs := slices.Clone(spec.Messages)
-	// The output schema holds the loop's final answer, or the summary's
-	// for a subagent; either gets one repair turn.
-	checkLoop := len(spec.OutputSchema) > 0 && spec.Summary == ""
-	repaired := false
-	for {
-		resp, err := callModel(msgs, false)
+// stateOf is the state a run of spec starts its loop in.
+func stateOf(spec delegate.RunSpec) (agent.State, error) {
+	s := agent.State{MaxTurns: spec.MaxTurns, Summary: spec.Summary, LimitStops: spec.BudgetTurns()}
+	if len(spec.OutputSchema) > 0 {
+		out, err := agent.NewOutput(spec.OutputName, spec.OutputSchema)
 		if err != nil {
-			return failed(env, err), nil
+			return s, fmt.Errorf("%w: run %s: %w", delegate.ErrConfig, spec.RunID, err)
 		}
-		env.Turns++
-		env.Usage = env.Usage.Add(resp.Usage)
+		s.Output = out
+	}
+	return s, nil
+}
+
+// loop is one run's turn loop as a workflow: it carries out agent.Decide's
+// decisions with activities and child workflows.
+type loop struct {
+	ctx  workflow.Context
+	spec delegate.RunSpec
+	tree *books
+	env  *delegate.Envelope
+	msgs []llm.Message
+}
+
+// run carries out d and the decisions after it until the run is over.
+func (l *loop) run(d agent.Decision) *delegate.Envelope {
+	for {
+		l.msgs = append(l.msgs, d.Append...)
+		l.env.MaxTurnsReached = l.env.MaxTurnsReached || d.MaxTurnsReached()
+		state := d.State
+		switch d.Action {
+		case agent.ActDone:
+			return l.done(d)
+		case agent.ActTools:
+			calls := l.msgs[len(l.msgs)-1].ToolCalls
+			results := runCalls(l.ctx, l.spec, l.tree, calls, l.env)
+			for i, c := range calls {
+				l.msgs = append(l.msgs, llm.ToolResultMessage(c, results[i].Content, results[i].IsError))
+			}
+		}
+		state.Stop = l.ctx.Err()
+		if d = agent.Decide(state, nil); d.Action == agent.ActDone {
+			continue
+		}
+		resp, err := l.callModel(state.Phase == agent.PhaseSummary)
+		if err != nil {
+			return failed(l.env, err)
+		}
+		state.Turns++
+		if state.Phase == agent.PhaseTask {
+			l.env.Turns++
+		}
+		l.env.Usage = l.env.Usage.Add(resp.Usage)
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
-		msgs = append(msgs, msg)
-		env.Output = msg.Content
-		if refusal := tree.used(ctx, resp.Usage, len(msg.ToolCalls) > 0); refusal != "" {
-			// As the local loop does when the tree's tokens are spent:
-			// the calls are not run, and the run stops.
-			for _, c := range msg.ToolCalls {
-				msgs = append(msgs, llm.ToolResultMessage(c, "Tool call not run: "+refusal, true))
-			}
-			env.Status, env.Error = delegate.StatusBudget, refusal
-			break
+		l.msgs = append(l.msgs, msg)
+		l.env.Output = msg.Content
+		state.Stop = nil
+		if refusal := l.tree.used(l.ctx, resp.Usage, len(msg.ToolCalls) > 0); refusal != "" {
+			state.Stop = budgetStop(refusal) // the tree's tokens or a budget are spent
 		}
-		if len(msg.ToolCalls) == 0 {
-			if checkLoop {
-				repair, err := checkOutput(ctx, spec, env, msg.Content, repaired)
-				if err != nil {
-					return failed(env, err), nil
-				}
-				if repair != nil {
-					repaired = true
-					msgs = append(msgs, *repair)
-					continue
-				}
-			}
-			break
-		}
-		if env.Turns >= maxTurns {
-			// As the local loop does: close the calls, so that the
-			// conversation stays valid for a summary call.
-			for _, c := range msg.ToolCalls {
-				msgs = append(msgs, llm.ToolResultMessage(c, fmt.Sprintf("Tool call not run: the turn limit (%d) was reached", maxTurns), true))
-			}
-			env.Status, env.MaxTurnsReached = delegate.StatusMaxTurns, true
-			env.Error = (&agent.MaxTurnsError{Limit: maxTurns}).Error()
-			if spec.BudgetTurns() {
-				// The limit is the run's [budget] turns: a budget stop.
-				env.Status, env.MaxTurnsReached = delegate.StatusBudget, false
-				env.Error = delegate.BudgetTurnsStop(spec.Label, maxTurns).Error()
-			}
-			break
-		}
-		results := runCalls(ctx, spec, tree, msg.ToolCalls, env)
-		for i, c := range msg.ToolCalls {
-			msgs = append(msgs, llm.ToolResultMessage(c, results[i].Content, results[i].IsError))
-		}
+		d = agent.Decide(state, &l.msgs[len(l.msgs)-1])
 	}
-	if spec.Summary != "" && env.Status != delegate.StatusBudget {
-		msgs = append(msgs, llm.UserMessage(spec.Summary))
-		for repaired := false; ; {
-			resp, err := callModel(msgs, true)
-			if err != nil {
-				return failed(env, err), nil
-			}
-			env.Usage = env.Usage.Add(resp.Usage)
-			env.Output = resp.Message.Content
-			tree.used(ctx, resp.Usage, false)
-			if len(spec.OutputSchema) == 0 {
-				break
-			}
-			repair, err := checkOutput(ctx, spec, env, resp.Message.Content, repaired)
-			if err != nil {
-				return failed(env, err), nil
-			}
-			if repair == nil {
-				break
-			}
-			repaired = true
-			msg := resp.Message
-			msg.Role = llm.RoleAssistant
-			msgs = append(msgs, msg, *repair)
-		}
-	}
-	return env, nil
 }
 
-// checkOutput holds a final answer to the run's output schema (an
-// activity: the rule is the engine's). It returns the repair turn's
-// message when the model is to be asked again; otherwise it sets the
-// envelope's output, or its error when the answer stays invalid.
-func checkOutput(ctx workflow.Context, spec delegate.RunSpec, env *delegate.Envelope, answer string, repaired bool) (*llm.Message, error) {
-	var v delegate.OutputVerdict
-	if err := workflow.ExecuteActivity(ctx, OutputActivity, OutputInput{Spec: spec, Answer: answer, Repaired: repaired}).Get(ctx, &v); err != nil {
-		return nil, err
-	}
-	switch {
-	case v.Repair != nil:
-		return v.Repair, nil
-	case v.Error != "":
-		env.Status, env.Error = delegate.StatusError, v.Error
-	default:
-		env.Output = v.Output
-		env.OutputJSON = json.RawMessage(v.Output)
-	}
-	return nil, nil
+// callModel makes one model call, its max output tokens lowered to what
+// the run's budget chain has left; noTools for the summary's.
+func (l *loop) callModel(noTools bool) (llm.Response, error) {
+	in := ModelInput{Spec: l.spec, Messages: l.msgs, NoTools: noTools}
+	in.Spec.Params = l.tree.params(l.ctx, l.spec.Params)
+	var resp llm.Response
+	err := workflow.ExecuteActivity(l.ctx, ModelActivity, in).Get(l.ctx, &resp)
+	return resp, err
 }
+
+// done is the run's envelope once the loop has decided it is over.
+func (l *loop) done(d agent.Decision) *delegate.Envelope {
+	env := l.env
+	env.Output = d.Output
+	var budget budgetStop
+	var maxTurns *agent.MaxTurnsError
+	switch {
+	case d.Err == nil:
+		if l.spec.OutputSchema != nil {
+			env.OutputJSON = json.RawMessage(d.Output)
+		}
+	case errors.As(d.Err, &budget):
+		env.Status, env.Error = delegate.StatusBudget, d.Err.Error()
+	case errors.As(d.Err, &maxTurns) && l.spec.BudgetTurns():
+		// The limit is the run's [budget] turns: a budget stop.
+		env.Status, env.Error = delegate.StatusBudget, delegate.BudgetTurnsStop(l.spec.Label, maxTurns.Limit).Error()
+	case maxTurns != nil:
+		env.Status, env.Error = delegate.StatusMaxTurns, d.Err.Error()
+	case errors.Is(d.Err, agent.ErrOutput):
+		env.Status, env.Error = delegate.StatusError, d.Err.Error()
+	default: // the workflow was cancelled
+		return failed(env, d.Err)
+	}
+	return env
+}
+
+// budgetStop is the tree's refusal of a run's tool calls (from its root's
+// books): a quota or a budget is spent.
+type budgetStop string
+
+func (b budgetStop) Error() string { return string(b) }
 
 // runCalls runs the tool calls of one response at once and returns their
 // results in call order. A delegation tool's first activity hands its
@@ -332,6 +315,11 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 }
 
 func failed(env *delegate.Envelope, err error) *delegate.Envelope {
+	if temporal.IsCanceledError(err) {
+		// As a local run that is cancelled.
+		env.Status, env.Error = delegate.StatusCancelled, "cancelled"
+		return env
+	}
 	env.Status, env.Error = delegate.StatusError, err.Error()
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
