@@ -93,6 +93,13 @@ type Agent struct {
 	// this agent's fetch may reach, on top of fetch.allow_hosts. Empty
 	// adds no restriction.
 	AllowedHosts []string
+	// InitialPrompt is a root run's first user turn, sent before its task
+	// (Claude Code's initialPrompt, which it submits when the agent runs
+	// as the session's main agent).
+	InitialPrompt string
+	// Hooks are commands run at points of the agent's own runs (Claude
+	// Code's hooks).
+	Hooks []Hook
 	// DefaultTask is sent when a run gives no task: axe's default task for
 	// agents found in axe's directory, "" (a task is required) otherwise.
 	DefaultTask string
@@ -121,6 +128,27 @@ type Agent struct {
 	// lines maps a dotted key to the line it was written on, so checks that
 	// run after loading (Lint) can point at it.
 	lines map[string]int
+}
+
+// Hook is a command an agent's file asks to run at a point of the
+// agent's own runs (Claude Code's hooks): before or after each tool call
+// whose name Matcher matches.
+type Hook struct {
+	// Event is when: "PreToolUse" (before a tool runs; the command can
+	// refuse the call) or "PostToolUse" (after; the command can add to
+	// what the model reads).
+	Event string
+	// Matcher is a regular expression on the tool's name in the origin
+	// tool's naming (Claude Code's Bash, Edit|Write); "" or "*" matches
+	// every tool.
+	Matcher string
+	// Command is run with sh -c in the run's working directory, the
+	// event's JSON on its standard input.
+	Command string
+	// Timeout bounds the command; 0 is the origin tool's default.
+	Timeout time.Duration
+	// Line is where the hook is written in the agent's file.
+	Line int
 }
 
 // OptionalSubAgents are sub-agents an agent file names softly (see

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -44,7 +45,6 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 	wantDiags := []string{
 		"warning: testdata/code-reviewer.md:6: color: key color is a Claude Code setting deputy ignores",
 		`warning: testdata/code-reviewer.md:7: permissionMode: "acceptEdits" is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with bypassPermissions); permissions in config.yaml and --deny-tool limit them`,
-		"warning: testdata/code-reviewer.md:10: hooks: key hooks is a Claude Code setting deputy ignores",
 	}
 	if d := cmp.Diff(wantDiags, configtest.DiagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
@@ -191,5 +191,61 @@ func TestParseAgentMarkdownPermissionMode(t *testing.T) {
 	a, diags = Dialect.ParseMarkdown([]byte("---\nname: p\ndescription: d\ntools: Read, Bash\npermissionMode: bypassPermissions\n---\nGo.\n"), "p.md")
 	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "terminal"}) {
 		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	}
+}
+
+// memory, initialPrompt and hooks, which Claude Code's agents carry, are
+// honoured where deputy has the capability, with a warning for the rest.
+func TestParseAgentMarkdownMemoryPromptHooks(t *testing.T) {
+	src := `---
+name: m
+description: d
+memory: user
+initialPrompt: " Check the build. "
+hooks:
+  PreToolUse:
+    - matcher: "Bash|Write"
+      hooks:
+        - type: command
+          command: ./guard.sh
+          timeout: 5
+        - type: prompt
+          prompt: "Is this safe?"
+  PostToolUse:
+    - hooks:
+        - {type: command, command: ./log.sh}
+  Stop:
+    - hooks:
+        - {type: command, command: ./done.sh}
+---
+Body.
+`
+	a, diags := Dialect.ParseMarkdown([]byte(src), "m.md")
+	if a == nil || diags.HasErrors() {
+		t.Fatalf("agent %v, diagnostics %v", a, diags)
+	}
+	if !a.Memory.Enabled || a.InitialPrompt != "Check the build." {
+		t.Errorf("memory %+v, initial prompt %q", a.Memory, a.InitialPrompt)
+	}
+	want := []config.Hook{
+		{Event: "PreToolUse", Matcher: "Bash|Write", Command: "./guard.sh", Timeout: 5 * time.Second, Line: 7},
+		{Event: "PostToolUse", Command: "./log.sh", Timeout: HookTimeout, Line: 15},
+	}
+	if d := cmp.Diff(want, a.Hooks); d != "" {
+		t.Errorf("hooks (-want +got):\n%s", d)
+	}
+	wantDiags := []string{
+		`warning: m.md:4: memory: "user": deputy keeps this agent's memory in its ledger (its past tasks and answers, fed back to each run), not in a MEMORY.md the agent edits; one memory serves every scope`,
+		`warning: m.md:6: hooks: Stop: deputy runs an agent's PreToolUse and PostToolUse hooks only; these are left out`,
+		`warning: m.md:6: hooks: PreToolUse "prompt": deputy runs command hooks only; these are left out`,
+	}
+	if d := cmp.Diff(wantDiags, configtest.DiagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+	if _, diags := Dialect.ParseMarkdown([]byte("---\nname: m\nhooks:\n  PreToolUse:\n    - matcher: \"(\"\n      hooks: [{type: command, command: x}]\n---\n"), "m.md"); !diags.HasErrors() {
+		t.Errorf("a bad matcher: %v", diags)
+	}
+	if ToolName("terminal") != "Bash" || ToolName("read_file") != "Read" || ToolName("mcp__gh__x") != "mcp__gh__x" {
+		t.Error("ToolName")
 	}
 }

@@ -35,10 +35,10 @@ var Dialect = &config.Dialect{
 		{Name: "permissionMode", Open: true},
 		// Claude Code settings deputy does not use.
 		{Name: "color", Ignored: true, Open: true},
-		{Name: "hooks", Ignored: true, Open: true},
-		{Name: "memory", Ignored: true, Open: true},
+		{Name: "hooks", Open: true},         // PreToolUse and PostToolUse commands
+		{Name: "memory", Open: true},        // deputy's [memory]
+		{Name: "initialPrompt", Open: true}, // a root run's first turn
 		{Name: "background", Ignored: true, Open: true},
-		{Name: "initialPrompt", Ignored: true, Open: true},
 		{Name: "disabled", Ignored: true, Open: true},
 	},
 	Map: mapAgent,
@@ -71,6 +71,28 @@ func mapAgent(f config.Fields, a *config.Agent) {
 	a.Tools = permissionMode(f, a.Tools)
 	disallowTools(f, a)
 	a.Skills = skills(f)
+	memory(f, a)
+	if p, ok := f.Str("initialPrompt"); ok {
+		a.InitialPrompt = strings.TrimSpace(p)
+	}
+	a.Hooks = hooks(f)
+}
+
+// memory maps Claude Code's memory (user, project or local: a MEMORY.md
+// the agent keeps across its runs) onto deputy's: a log of the agent's
+// past tasks and answers in the ledger, fed back to its later runs.
+func memory(f config.Fields, a *config.Agent) {
+	scope, ok := f.Str("memory")
+	if !ok {
+		return
+	}
+	switch scope = strings.TrimSpace(scope); scope {
+	case "user", "project", "local":
+		a.Memory.Enabled = true
+		f.Warnf("memory", "%q: deputy keeps this agent's memory in its ledger (its past tasks and answers, fed back to each run), not in a MEMORY.md the agent edits; one memory serves every scope", scope)
+	default:
+		f.Warnf("memory", "%q is not one of Claude Code's memory scopes (user, project, local); the agent runs without memory", scope)
+	}
 }
 
 // toolNames maps the tool names of Claude Code agent files to deputy's

@@ -65,8 +65,8 @@ func Dirs(cwd string) []string {
 // directories as in Claude Code, then the agents/ of each of Dirs.
 func AgentDirs(cwd string) []config.Dir {
 	var dirs []config.Dir
-	for _, d := range PluginAgentDirs(cwd) {
-		dirs = append(dirs, config.Dir{Path: d, Source: Source, Origin: Origin{PluginRoot: filepath.Dir(d)}})
+	for _, p := range installedPlugins(cwd) {
+		dirs = append(dirs, config.Dir{Path: p.dir, Source: Source, Origin: Origin{PluginRoot: filepath.Dir(p.dir), PluginID: p.id}})
 	}
 	for _, d := range Dirs(cwd) {
 		dirs = append(dirs, config.Dir{Path: filepath.Join(d, "agents"), Source: Source, Origin: Origin{}})
@@ -92,6 +92,9 @@ type Origin struct {
 	// .claude-plugin/plugin.json may name more agent files and
 	// directories, read as part of it.
 	PluginRoot string
+	// PluginID is the plugin's id (name@marketplace): its marketplace's
+	// entry may name more agent files too.
+	PluginID string
 }
 
 // Load reads one agent file of a Claude Code directory: Markdown in
@@ -171,6 +174,11 @@ func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 	// read twice.
 	extra, ds := pluginManifestAgents(o.PluginRoot)
 	diags = append(diags, ds...)
+	if o.PluginID != "" {
+		more, ds := marketplaceAgents(o.PluginRoot, o.PluginID)
+		extra = append(extra, more...)
+		diags = append(diags, ds...)
+	}
 	for _, p := range extra {
 		fi, err := os.Stat(p)
 		switch {

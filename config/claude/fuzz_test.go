@@ -103,15 +103,15 @@ func FuzzClaudePluginDirs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cwd string) {
 		dirs := pluginDirs(data, map[string]bool{"off@m": false}, cwd)
-		if d := cmp.Diff(dirs, pluginDirs(data, map[string]bool{"off@m": false}, cwd)); d != "" {
+		if d := cmp.Diff(dirs, pluginDirs(data, map[string]bool{"off@m": false}, cwd), cmp.AllowUnexported(plugin{})); d != "" {
 			t.Errorf("not deterministic (-first +second):\n%s", d)
 		}
 		seen := map[string]bool{}
-		for _, d := range dirs {
-			if !filepath.IsAbs(d) || filepath.Base(d) != "agents" || seen[d] {
-				t.Errorf("dir %q of %v", d, dirs)
+		for _, p := range dirs {
+			if d := p.dir; !filepath.IsAbs(d) || filepath.Base(d) != "agents" || seen[d] || p.id == "off@m" {
+				t.Errorf("plugin %+v of %v", p, dirs)
 			}
-			seen[d] = true
+			seen[p.dir] = true
 		}
 	})
 }

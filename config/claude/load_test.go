@@ -256,3 +256,48 @@ func TestLoadRootModel(t *testing.T) {
 		t.Errorf("lint: %v", d)
 	}
 }
+
+// A plugin whose marketplace entry is its manifest ("strict": false, as
+// wshobson/agents' entries were written) has the agent files that entry
+// names read too, from the installed plugin's directory; a path out of it
+// is refused with a warning. The marketplace is found where
+// known_marketplaces.json says it was installed.
+func TestClaudePluginMarketplaceEntry(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	install := filepath.Join(home, ".claude", "plugins", "cache", "mp", "tools", "1.0")
+	market := filepath.Join(root, "markets", "mp")
+	agent := func(name string) string {
+		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
+	}
+	configtest.WriteFiles(t, root, map[string]string{
+		"home/.claude/plugins/installed_plugins.json":  `{"version": 2, "plugins": {"tools@mp": [{"scope": "user", "installPath": "` + install + `"}]}}`,
+		"home/.claude/plugins/known_marketplaces.json": `{"mp": {"source": {"source": "github", "repo": "x/mp"}, "installLocation": "` + market + `"}}`,
+		"markets/mp/.claude-plugin/marketplace.json": `{"name": "mp", "plugins": [
+  {"name": "other", "source": "./plugins/other", "agents": ["./x.md"]},
+  {"name": "tools", "source": "./plugins/tools", "strict": false, "agents": ["./custom/linter.md", "../../escape.md"]}]}`,
+		"home/.claude/plugins/cache/mp/tools/1.0/custom/linter.md":   agent("linter"),
+		"home/.claude/plugins/cache/mp/tools/1.0/custom/unlisted.md": agent("unlisted"),
+	})
+	set, diags := config.LoadAgents(AgentDirs(root), config.LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var names []string
+	for _, a := range set.List() {
+		names = append(names, a.Name)
+	}
+	if d := cmp.Diff([]string{"linter"}, names); d != "" {
+		t.Errorf("agents (-want +got):\n%s", d)
+	}
+	want := []string{filepath.Join(market, ".claude-plugin", "marketplace.json") + `: plugins.tools@mp.agents: "../../escape.md" is outside the plugin's directory; its agents are not read`}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.String())
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}

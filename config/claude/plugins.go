@@ -34,6 +34,17 @@ type pluginInstall struct {
 // plugins: the file is Claude Code's, so what deputy cannot read in it is
 // left out silently.
 func PluginAgentDirs(cwd string) []string {
+	var dirs []string
+	for _, p := range installedPlugins(cwd) {
+		dirs = append(dirs, p.dir)
+	}
+	return dirs
+}
+
+// plugin is an installed plugin's id (name@marketplace) and agents/.
+type plugin struct{ id, dir string }
+
+func installedPlugins(cwd string) []plugin {
 	user := UserDir()
 	if user == "" {
 		return nil
@@ -49,7 +60,7 @@ func PluginAgentDirs(cwd string) []string {
 // installed_plugins.json and the merged enabledPlugins: each installed
 // plugin's agents directory (absolute, each once, by plugin id), or none
 // when data is not such a file.
-func pluginDirs(data []byte, enabled map[string]bool, cwd string) []string {
+func pluginDirs(data []byte, enabled map[string]bool, cwd string) []plugin {
 	var file struct {
 		Plugins map[string]json.RawMessage `json:"plugins"`
 	}
@@ -61,7 +72,7 @@ func pluginDirs(data []byte, enabled map[string]bool, cwd string) []string {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var dirs []string
+	var dirs []plugin
 	for _, id := range ids {
 		if on, set := enabled[id]; set && !on {
 			continue
@@ -79,8 +90,9 @@ func pluginDirs(data []byte, enabled map[string]bool, cwd string) []string {
 			if in.InstallPath == "" || !filepath.IsAbs(in.InstallPath) || !installedFor(in, cwd) {
 				continue
 			}
-			if d := filepath.Join(in.InstallPath, "agents"); !slices.Contains(dirs, d) {
-				dirs = append(dirs, d)
+			d := filepath.Join(in.InstallPath, "agents")
+			if !slices.ContainsFunc(dirs, func(p plugin) bool { return p.dir == d }) {
+				dirs = append(dirs, plugin{id: id, dir: d})
 			}
 		}
 	}
@@ -205,4 +217,64 @@ func enabledPlugins(dirs []string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// marketplaceEntry is the entry of the plugin id (name@marketplace) in its
+// marketplace's .claude-plugin/marketplace.json, as JSON: with "strict":
+// false it is the plugin's whole manifest, and its agents, like a
+// plugin.json's, name more agent files. The marketplace is where
+// known_marketplaces.json says it was installed, else
+// plugins/marketplaces/<marketplace>. nil when there is none deputy can
+// read: the files are Claude Code's.
+func marketplaceEntry(id string) (entry json.RawMessage, manifest string) {
+	name, market, ok := strings.Cut(id, "@")
+	user := UserDir()
+	if !ok || user == "" {
+		return nil, ""
+	}
+	loc := filepath.Join(user, "plugins", "marketplaces", market)
+	if data, err := osfile.Read(filepath.Join(user, "plugins", "known_marketplaces.json"), maxSettingsFile); err == nil {
+		var known map[string]struct {
+			InstallLocation string `json:"installLocation"`
+		}
+		if json.Unmarshal(data, &known) == nil && filepath.IsAbs(known[market].InstallLocation) {
+			loc = known[market].InstallLocation
+		}
+	}
+	manifest = filepath.Join(loc, ".claude-plugin", "marketplace.json")
+	data, err := osfile.Read(manifest, maxSettingsFile)
+	if err != nil {
+		return nil, ""
+	}
+	var m struct {
+		Plugins []json.RawMessage `json:"plugins"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return nil, ""
+	}
+	for _, p := range m.Plugins {
+		var e struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(p, &e) == nil && e.Name == name {
+			return p, manifest
+		}
+	}
+	return nil, ""
+}
+
+// marketplaceAgents are the agent paths the marketplace entry of the
+// plugin at root names, as pluginManifestAgents reads a plugin.json's.
+func marketplaceAgents(root, id string) ([]string, config.Diagnostics) {
+	entry, manifest := marketplaceEntry(id)
+	if entry == nil {
+		return nil, nil
+	}
+	paths, outside := manifestAgents(root, entry)
+	var diags config.Diagnostics
+	for _, p := range outside {
+		diags = append(diags, config.Diagnostic{File: manifest, Key: "plugins." + id + ".agents", Severity: config.Warning,
+			Message: fmt.Sprintf("%q is outside the plugin's directory; its agents are not read", p)})
+	}
+	return paths, diags
 }

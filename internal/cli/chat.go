@@ -238,13 +238,14 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 			}
 		}()
 		sub := subagents
+		hooks := setup.w.AgentHooks()
 		t := &chatTurn{out: out, live: mode == progressLive && stderrFile != nil, stderr: stderrFile, tree: live.NewTree(),
 			cancel: engine.Cancel, interrupt: cancel}
 		turnMu.Lock()
 		turn = t
 		turnMu.Unlock()
 		env := engine.Run(turnCtx, delegate.RunRequest{Agent: a, Task: line, History: history, Model: setup.model,
-			Workdir: setup.workdir, SessionID: session, Subagents: &sub, OnText: t.text, Budget: setup.budget})
+			Workdir: setup.workdir, SessionID: session, Subagents: &sub, OnText: t.text, Budget: setup.budget, Hooks: hooks})
 		t.end()
 		close(done)
 		cancel()

@@ -116,11 +116,16 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" && a.DefaultTask != "" {
 		task = a.DefaultTask // axe's way: the instructions are the task
 	}
+	if a.InitialPrompt != "" {
+		// Claude Code's initialPrompt: the session's first turn, before
+		// what the user asks.
+		task = strings.TrimSpace(a.InitialPrompt + "\n\n" + task)
+	}
 	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" {
 		return configErrf("no task: give it after the agent's name, or pipe it on stdin")
 	}
 	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: setup.model, Workdir: setup.workdir, SessionID: f.session,
-		Budget: setup.budget, Isolation: f.isolation}
+		Budget: setup.budget, Isolation: f.isolation, Hooks: w.AgentHooks()}
 
 	mode, err := progressMode(f.progress, f.verbose, cmd.ErrOrStderr())
 	if err != nil {
