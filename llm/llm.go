@@ -75,7 +75,8 @@ type State struct {
 // The formats of State.
 const (
 	// StateAnthropic: the assistant turn's content blocks, in order,
-	// thinking and redacted_thinking blocks with their signatures.
+	// thinking and redacted_thinking blocks with their signatures, and a
+	// digest of the request they answered (llm/anthropic's state.go).
 	StateAnthropic = "anthropic"
 	// StateOpenAIResponses: the Responses API output items of the turn,
 	// reasoning items with their encrypted content.

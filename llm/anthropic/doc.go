@@ -13,8 +13,8 @@
 //   - An assistant turn is sent back from its State, the content blocks the
 //     API returned for it (thinking and redacted_thinking blocks with their
 //     signatures included), exactly as they came, when the request is for
-//     the model that produced it (state.go); otherwise it is rebuilt from
-//     its text and tool calls.
+//     the model that produced it, after the same prefix (state.go);
+//     otherwise it is rebuilt from its text and tool calls.
 //   - Params.Temperature is sent only when set (an explicit 0 is sent); the
 //     engine leaves out what the model refuses (llm/capability).
 //     max_tokens is required by the API: when Params.MaxTokens is nil the

@@ -56,26 +56,30 @@ func FuzzServerMessage(f *testing.F) {
 
 // FuzzState: whatever State holds (a ledger can hand back anything),
 // sending it back never panics; it is sent only as the array of block
-// objects it is, for the model that made it, and only when it says what
-// the message says; otherwise the turn is rebuilt.
+// objects it holds, for the model that made it, after the prefix it was
+// made after, and only when it says what the message says; otherwise the
+// turn is rebuilt.
 func FuzzState(f *testing.F) {
-	f.Add([]byte(`[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"f","input":{}}]`), "hi", "t1", "f")
-	f.Add([]byte(`[{"type":"redacted_thinking","data":"d"},{"type":"tool_use","id":"t1","name":"f","input":{"a":1}}]`), "", "t1", "f")
-	f.Add([]byte(`[]`), "", "", "")
-	f.Add([]byte(`[1,2]`), "", "", "")
-	f.Add([]byte(`{"type":"text"}`), "", "", "")
-	f.Add([]byte(`[{"type":""}]`), "", "", "")
-	f.Add([]byte(`[{"type":"text","text":"a"},{"type":"text","text":"b"}]`), "ab", "", "")
+	f.Add([]byte(`{"content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"f","input":{}}],"prefix":"p"}`), "hi", "t1", "f")
+	f.Add([]byte(`{"content":[{"type":"redacted_thinking","data":"d"},{"type":"tool_use","id":"t1","name":"f","input":{"a":1}}],"prefix":"p"}`), "", "t1", "f")
+	f.Add([]byte(`{"content":[],"prefix":"p"}`), "", "", "")
+	f.Add([]byte(`{"content":[1,2]}`), "", "", "")
+	f.Add([]byte(`[{"type":"text","text":"hi"}]`), "hi", "", "")
+	f.Add([]byte(`{"content":[{"type":""}],"prefix":"p"}`), "", "", "")
+	f.Add([]byte(`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"prefix":"p"}`), "ab", "", "")
 	f.Fuzz(func(t *testing.T, data []byte, content, id, name string) {
 		m := llm.Message{Role: llm.RoleAssistant, Content: content,
 			State: &llm.State{Format: llm.StateAnthropic, Model: "m", Data: data}}
 		if id != "" {
 			m.ToolCalls = []llm.ToolCall{{ID: id, Name: name, Arguments: json.RawMessage(`{}`)}}
 		}
-		if _, ok := stateTurn(m, "other"); ok {
+		if _, ok := stateTurn(m, "other", "p"); ok {
 			t.Fatal("state of another model sent")
 		}
-		turn, ok := stateTurn(m, "m")
+		if _, ok := stateTurn(m, "m", "another prefix"); ok {
+			t.Fatal("state made after another prefix sent")
+		}
+		turn, ok := stateTurn(m, "m", "p")
 		if !ok {
 			return
 		}
@@ -90,15 +94,15 @@ func FuzzState(f *testing.F) {
 		if err := json.Unmarshal(sent, &back); err != nil || back.Role != "assistant" || len(back.Content) == 0 {
 			t.Fatalf("sent %s", sent)
 		}
-		var want []json.RawMessage
+		var want struct{ Content []json.RawMessage }
 		_ = json.Unmarshal(data, &want)
-		if len(want) != len(back.Content) {
-			t.Fatalf("sent %d blocks of %d", len(back.Content), len(want))
+		if len(want.Content) != len(back.Content) {
+			t.Fatalf("sent %d blocks of %d", len(back.Content), len(want.Content))
 		}
-		for i := range want {
+		for i := range want.Content {
 			var a, b bytes.Buffer
-			if json.Compact(&a, want[i]) != nil || json.Compact(&b, back.Content[i]) != nil || a.String() != b.String() {
-				t.Fatalf("block %d sent as %s, stored as %s", i, back.Content[i], want[i])
+			if json.Compact(&a, want.Content[i]) != nil || json.Compact(&b, back.Content[i]) != nil || a.String() != b.String() {
+				t.Fatalf("block %d sent as %s, stored as %s", i, back.Content[i], want.Content[i])
 			}
 		}
 	})

@@ -89,7 +89,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 				return nil
 			})
 		}
-		return toResponse(msg, req.Model), nil
+		return toResponse(msg, req.Model, prefixDigest(&params)), nil
 	}
 	return p.stream(ctx, params, onEvent)
 }

@@ -56,11 +56,6 @@ func buildParams(req *llm.Request, caps *capability.Table) (sdk.MessageNewParams
 		// 5.5 models refuse).
 		params.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
 	}
-	msgs, err := buildMessages(req.Messages, req.Model)
-	if err != nil {
-		return params, err
-	}
-	params.Messages = msgs
 	for _, t := range req.Tools {
 		tool, err := buildTool(t)
 		if err != nil {
@@ -71,17 +66,28 @@ func buildParams(req *llm.Request, caps *capability.Table) (sdk.MessageNewParams
 	if n := len(params.Tools); n > 0 {
 		params.Tools[n-1].OfTool.CacheControl = breakpoint()
 	}
+	msgs, err := buildMessages(req.Messages, req.Model, newPrefixHash(&params))
+	if err != nil {
+		return params, err
+	}
+	params.Messages = msgs
 	return params, nil
 }
 
 // buildMessages maps the conversation to Messages API turns. Consecutive
 // tool results become one user turn of tool_result blocks. An assistant
-// turn that model produced is sent back as it came (its State); the last
-// two user turns carry the conversation's moving cache breakpoints.
-func buildMessages(in []llm.Message, model string) ([]sdk.MessageParam, error) {
+// turn that model produced after the same prefix (prefix, the digest of
+// the system prompt and tools, follows the turns built) is sent back as
+// it came (its State); the last two user turns carry the conversation's
+// moving cache breakpoints.
+func buildMessages(in []llm.Message, model string, prefix *prefixHash) ([]sdk.MessageParam, error) {
 	var out []sdk.MessageParam
 	var users []int // indexes in out of the user turns
 	for i := 0; i < len(in); i++ {
+		for _, m := range out[prefix.added:] {
+			prefix.add(m)
+		}
+		prefix.added = len(out)
 		m := in[i]
 		switch m.Role {
 		case llm.RoleUser:
@@ -91,7 +97,7 @@ func buildMessages(in []llm.Message, model string) ([]sdk.MessageParam, error) {
 			users = append(users, len(out))
 			out = append(out, sdk.NewUserMessage(sdk.NewTextBlock(m.Content)))
 		case llm.RoleAssistant:
-			if turn, ok := stateTurn(m, model); ok {
+			if turn, ok := stateTurn(m, model, prefix.sum()); ok {
 				out = append(out, turn)
 				continue
 			}

@@ -10,11 +10,11 @@ import (
 )
 
 // toResponse turns a complete Messages API message, the answer to a
-// request for model, into the neutral response: the text blocks are the
-// content, the tool_use blocks the tool calls, the readable thinking the
-// reasoning, and every block, in order, the State the next request sends
-// back.
-func toResponse(msg *sdk.Message, model string) *llm.Response {
+// request for model whose digest is prefix, into the neutral response:
+// the text blocks are the content, the tool_use blocks the tool calls,
+// the readable thinking the reasoning, and every block, in order, the
+// State the next request sends back.
+func toResponse(msg *sdk.Message, model, prefix string) *llm.Response {
 	var text strings.Builder
 	var calls []llm.ToolCall
 	var reasoning reasoningText
@@ -33,7 +33,7 @@ func toResponse(msg *sdk.Message, model string) *llm.Response {
 			Role:      llm.RoleAssistant,
 			Content:   text.String(),
 			ToolCalls: calls,
-			State:     stateOf(model, msg.Content),
+			State:     stateOf(model, prefix, msg.Content),
 			Reasoning: reasoning.String(),
 		},
 		Usage:        usage(msg.Usage),

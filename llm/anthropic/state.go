@@ -2,7 +2,10 @@ package anthropic
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"hash"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -27,24 +30,36 @@ import (
 // read on the newest models, and older ones refuse a signature they did
 // not make, so leaving it out is the one form every model takes. State
 // that no longer matches the message's text and tool calls (the message
-// was edited after it came) is not sent either.
+// was edited after it came) is not sent either, nor state whose turn now
+// follows another conversation than the one it was made in: on the
+// models that bind a thinking block to its prefix, the system prompt,
+// tools and messages before it, a changed prefix is a 400 (a session
+// that replays an answer without the tool turns that led to it, a
+// history cut short). State records a digest of its prefix for that.
+
+// stateData is State.Data: the turn's content blocks as the API sent
+// them, and the digest of the request they answered (prefixDigest).
+type stateData struct {
+	Content []json.RawMessage `json:"content"`
+	Prefix  string            `json:"prefix"`
+}
 
 // stateOf records blocks, an answer's content, as the turn's State, the
 // model being the one the request named (the name the next request of
-// the conversation will use).
-func stateOf(model string, blocks []sdk.ContentBlockUnion) *llm.State {
+// the conversation will use), prefix the digest of that request.
+func stateOf(model, prefix string, blocks []sdk.ContentBlockUnion) *llm.State {
 	if len(blocks) == 0 {
 		return nil
 	}
-	raws := make([]json.RawMessage, 0, len(blocks))
+	d := stateData{Prefix: prefix}
 	for _, b := range blocks {
 		raw := json.RawMessage(b.RawJSON())
 		if !json.Valid(raw) {
 			return nil
 		}
-		raws = append(raws, raw)
+		d.Content = append(d.Content, raw)
 	}
-	data, err := json.Marshal(raws)
+	data, err := json.Marshal(d)
 	if err != nil {
 		return nil
 	}
@@ -59,34 +74,36 @@ type stateBlock struct {
 	Name string `json:"name"`
 }
 
-// parseState reads State's blocks: each a JSON object with a type. It
-// reports false for data that is not such an array.
-func parseState(data json.RawMessage) ([]json.RawMessage, []stateBlock, bool) {
-	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil || len(raws) == 0 {
-		return nil, nil, false
+// parseState reads State's blocks, each a JSON object with a type, and
+// its prefix digest. It reports false for data that is not such.
+func parseState(data json.RawMessage) ([]json.RawMessage, []stateBlock, string, bool) {
+	var d stateData
+	if err := json.Unmarshal(data, &d); err != nil || len(d.Content) == 0 {
+		return nil, nil, "", false
 	}
+	raws := d.Content
 	blocks := make([]stateBlock, len(raws))
 	for i, raw := range raws {
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &blocks[i]) != nil || blocks[i].Type == "" {
-			return nil, nil, false
+			return nil, nil, "", false
 		}
 	}
-	return raws, blocks, true
+	return raws, blocks, d.Prefix, true
 }
 
 // stateTurn is m sent back from its State: the turn exactly as model
-// produced it. It reports false when m has no State of this format, when
-// another model made it, or when it does not match m's text and tool
-// calls.
-func stateTurn(m llm.Message, model string) (sdk.MessageParam, bool) {
+// produced it, after the prefix whose digest is prefix. It reports false
+// when m has no State of this format, when another model made it, when
+// it does not match m's text and tool calls, or when it was made after
+// another prefix.
+func stateTurn(m llm.Message, model, prefix string) (sdk.MessageParam, bool) {
 	st := m.StateOf(llm.StateAnthropic)
 	if st == nil || st.Model != model {
 		return sdk.MessageParam{}, false
 	}
-	raws, blocks, ok := parseState(st.Data)
-	if !ok || !matches(blocks, m) {
+	raws, blocks, made, ok := parseState(st.Data)
+	if !ok || made != prefix || !matches(blocks, m) {
 		return sdk.MessageParam{}, false
 	}
 	turn, err := json.Marshal(map[string]any{"role": "assistant", "content": raws})
@@ -114,4 +131,64 @@ func matches(blocks []stateBlock, m llm.Message) bool {
 		}
 	}
 	return text.String() == m.Content && calls == len(m.ToolCalls)
+}
+
+// prefixHash is the running digest of a request's prefix: the system
+// prompt and tools, then each message, as JSON with cache_control left
+// out (a breakpoint is not part of the prefix, and moves every turn).
+type prefixHash struct {
+	h hash.Hash
+	// added counts the messages added so far.
+	added int
+}
+
+// newPrefixHash starts the digest with params' system prompt and tools.
+func newPrefixHash(params *sdk.MessageNewParams) *prefixHash {
+	p := &prefixHash{h: sha256.New()}
+	p.add(params.System)
+	p.add(params.Tools)
+	return p
+}
+
+// add adds v, encoded as the request encodes it.
+func (p *prefixHash) add(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(err.Error())
+	}
+	var tree any
+	if json.Unmarshal(b, &tree) == nil {
+		b, _ = json.Marshal(dropCacheControl(tree))
+	}
+	p.h.Write(b)
+	p.h.Write([]byte{0})
+}
+
+// sum is the digest so far.
+func (p *prefixHash) sum() string { return hex.EncodeToString(p.h.Sum(nil)) }
+
+// dropCacheControl removes every cache_control member of v.
+func dropCacheControl(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "cache_control")
+		for _, sub := range v {
+			dropCacheControl(sub)
+		}
+	case []any:
+		for _, sub := range v {
+			dropCacheControl(sub)
+		}
+	}
+	return v
+}
+
+// prefixDigest is the digest of the whole of params: the prefix of its
+// answer.
+func prefixDigest(params *sdk.MessageNewParams) string {
+	p := newPrefixHash(params)
+	for _, m := range params.Messages {
+		p.add(m)
+	}
+	return p.sum()
 }

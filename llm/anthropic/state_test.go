@@ -90,8 +90,13 @@ func TestThinkingStateSentBack(t *testing.T) {
 				if st == nil || st.Format != llm.StateAnthropic || st.Model != current {
 					t.Fatalf("turn %d: state %+v", turn+1, st)
 				}
+				var data struct{ Content []json.RawMessage }
 				var blocks []struct{ Type, Signature string }
-				if err := json.Unmarshal(st.Data, &blocks); err != nil || len(blocks) != 3 {
+				if err := json.Unmarshal(st.Data, &data); err != nil {
+					t.Fatalf("turn %d: state %s", turn+1, st.Data)
+				}
+				raw, _ := json.Marshal(data.Content)
+				if err := json.Unmarshal(raw, &blocks); err != nil || len(blocks) != 3 {
 					t.Fatalf("turn %d: state %s, want a thinking block, a progress note and the call", turn+1, st.Data)
 				}
 				for _, b := range blocks[:2] {
@@ -102,8 +107,8 @@ func TestThinkingStateSentBack(t *testing.T) {
 				// The turn comes back in every later request, byte for
 				// byte as it was received.
 				for later := turn + 1; later < len(log); later++ {
-					if sent := sentContent(t, log[later].Body, 1+2*turn); !jsonSame(sent, st.Data) {
-						t.Errorf("request %d sends turn %d as\n%s\nwant\n%s", later+1, turn+1, sent, st.Data)
+					if sent := sentContent(t, log[later].Body, 1+2*turn); !jsonSame(sent, raw) {
+						t.Errorf("request %d sends turn %d as\n%s\nwant\n%s", later+1, turn+1, sent, raw)
 					}
 				}
 				if !strings.Contains(resp.Message.Reasoning, "looking.") {
@@ -130,7 +135,9 @@ func jsonSame(a, b []byte) bool {
 
 // State made by another model is not sent: the turn is rebuilt from its
 // text and tool calls. Neither is state that no longer matches the
-// message, nor state of another format.
+// message, state of another format, nor state made after another system
+// prompt, tools or messages (the 5.5 models bind thinking blocks to
+// them).
 func TestStateOfOtherModelsNotSent(t *testing.T) {
 	p, srv := adaptertest.Start(t, adapter, loopScript(2))
 	req := &llm.Request{Model: "claude-opus-5-5", Messages: []llm.Message{llm.UserMessage("go")}, Tools: []llm.ToolSpec{adaptertest.LookupTool}}
@@ -143,11 +150,18 @@ func TestStateOfOtherModelsNotSent(t *testing.T) {
 	edited.ToolCalls = []llm.ToolCall{{ID: "toolu_other", Name: call.Name, Arguments: call.Arguments}}
 	foreign := first.Message
 	foreign.State = &llm.State{Format: llm.StateGemini, Model: current, Data: first.Message.State.Data}
-	for name, msg := range map[string]llm.Message{"another model's": first.Message, "edited": edited, "another format's": foreign} {
+	mine := first.Message
+	mine.State = &llm.State{Format: llm.StateAnthropic, Model: current, Data: first.Message.State.Data}
+	for name, msg := range map[string]llm.Message{"another model's": first.Message, "edited": edited, "another format's": foreign,
+		"another prefix's": mine} {
 		t.Run(name, func(t *testing.T) {
 			before := len(srv.Requests())
 			next := &llm.Request{Model: current, Tools: req.Tools, Messages: []llm.Message{llm.UserMessage("go"), msg,
 				llm.ToolResultMessage(msg.ToolCalls[0], "r", false)}}
+			if name == "another prefix's" {
+				// The turn was made without a system prompt.
+				next.System = "Be brief."
+			}
 			if _, err := p.Generate(adaptertest.Context(t), next, nil); err != nil {
 				t.Fatalf("Generate: %v", err)
 			}

@@ -73,5 +73,5 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEv
 		early := &llm.Error{Kind: llm.KindConnection, Message: "stream ended before message_stop"}
 		return nil, p.classify(ctx, early, stalled)
 	}
-	return toResponse(&msg, string(params.Model)), nil
+	return toResponse(&msg, string(params.Model), prefixDigest(&params)), nil
 }
