@@ -302,6 +302,25 @@ func ChildTimeout(own time.Duration, q *Quotas, treeStart time.Time, chain *Budg
 	return limit
 }
 
+// boundCalls is the provider layer of the tree's concurrency cap: each
+// model call of s takes a slot of it, and the listeners hear of a wait.
+func boundCalls(e *Engine, s *Scope, next llm.Provider) llm.Provider {
+	if s.tree.calls == nil {
+		return next
+	}
+	bounded := boundedProvider{Provider: next, calls: s.tree.calls}
+	if len(e.Listeners) > 0 {
+		bounded.queued = func(ce llm.CallEvent) {
+			ev := scopeEvent(EventQueued, s)
+			if ce.Kind == llm.CallDequeued {
+				ev.Type, ev.Duration = EventDequeued, ce.Wait
+			}
+			e.emit(&ev)
+		}
+	}
+	return bounded
+}
+
 // boundedProvider takes a slot of the tree's model-call bound around each
 // call: queued in the call's flow, never refused.
 type boundedProvider struct {
@@ -483,6 +502,15 @@ func (b *budget) capsTokens() bool {
 		}
 	}
 	return false
+}
+
+// capTokens is the provider layer of a run's token budgets: each call's
+// max output tokens is lowered to what they have left (budgetProvider).
+func capTokens(_ *Engine, s *Scope, next llm.Provider) llm.Provider {
+	if !s.budget.capsTokens() {
+		return next
+	}
+	return budgetProvider{Provider: next, b: s.budget}
 }
 
 // budgetProvider lowers each call's max output tokens to what the run's

@@ -75,12 +75,13 @@ func (p hookedProvider) Generate(ctx context.Context, req *llm.Request, onEvent 
 	return resp, err
 }
 
-func withModelHooks(p llm.Provider, s *Scope) llm.Provider {
+// hookModelCalls is the provider layer of the tree's model-call hooks.
+func hookModelCalls(_ *Engine, s *Scope, next llm.Provider) llm.Provider {
 	h := s.hooks()
 	if h == nil || (h.BeforeModelCall == nil && h.AfterModelCall == nil) {
-		return p
+		return next
 	}
-	return hookedProvider{Provider: p, s: s, h: h}
+	return hookedProvider{Provider: next, s: s, h: h}
 }
 
 // withToolHooks adds BeforeToolCall to a guard: it is asked only about

@@ -283,26 +283,8 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 		case cf == nil:
 			continue
 		default:
-			var child delegate.Envelope
-			if err := cf.Get(ctx, &child); err != nil {
-				// The child workflow ended without its envelope (it timed
-				// out, or was terminated): its envelope is made from its
-				// spec, as a local run's would be.
-				child = delegate.Envelope{RunID: specs[i].RunID, ParentID: spec.RunID, Kind: specs[i].Kind,
-					Label: specs[i].Label, Task: specs[i].Task, Model: specs[i].Model, Depth: specs[i].Depth,
-					StartedAt: started[i], Status: delegate.StatusError, Error: err.Error()}
-				if temporal.IsTimeoutError(err) {
-					child.Status = delegate.StatusTimeout
-					if stop := specs[i].Chain.TimeStop(workflow.Now(ctx)); stop != nil {
-						// Its deadline was a time budget of its chain.
-						child.Status, child.Error = delegate.StatusBudget, stop.Error()
-					}
-				}
-				child.Duration = workflow.Now(ctx).Sub(started[i])
-				child.DurationMS = child.Duration.Milliseconds()
-			}
-			env.Children = append(env.Children, &child)
-			answer = &child
+			answer = childEnvelope(ctx, cf, specs[i], spec.RunID, started[i])
+			env.Children = append(env.Children, answer)
 		}
 		var out delegate.ToolOutcome
 		if err := workflow.ExecuteActivity(ctx, ToolActivity, ToolInput{Spec: spec, Call: calls[i], Answer: answer}).Get(ctx, &out); err != nil {
@@ -312,6 +294,30 @@ func runCalls(ctx workflow.Context, spec delegate.RunSpec, tree *books, calls []
 		results[i] = out.Result
 	}
 	return results
+}
+
+// childEnvelope waits for the child workflow of cf, started at started
+// from spec, and returns its envelope. A child workflow that ended
+// without one (it timed out, or was terminated) gets one made from its
+// spec, as a local run's would be.
+func childEnvelope(ctx workflow.Context, cf workflow.ChildWorkflowFuture, spec *delegate.RunSpec, parentID string, started time.Time) *delegate.Envelope {
+	var child delegate.Envelope
+	err := cf.Get(ctx, &child)
+	if err == nil {
+		return &child
+	}
+	child = delegate.Envelope{RunID: spec.RunID, ParentID: parentID, Kind: spec.Kind, Label: spec.Label, Task: spec.Task,
+		Model: spec.Model, Depth: spec.Depth, StartedAt: started, Status: delegate.StatusError, Error: err.Error()}
+	if temporal.IsTimeoutError(err) {
+		child.Status = delegate.StatusTimeout
+		if stop := spec.Chain.TimeStop(workflow.Now(ctx)); stop != nil {
+			// Its deadline was a time budget of its chain.
+			child.Status, child.Error = delegate.StatusBudget, stop.Error()
+		}
+	}
+	child.Duration = workflow.Now(ctx).Sub(started)
+	child.DurationMS = child.Duration.Milliseconds()
+	return &child
 }
 
 func failed(env *delegate.Envelope, err error) *delegate.Envelope {
