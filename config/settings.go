@@ -50,6 +50,7 @@ type Settings struct {
 	// answer; 0 disables the check.
 	ResponseTimeout time.Duration
 	Fetch           FetchSettings
+	Search          SearchSettings
 	Terminal        TerminalSettings
 	Permissions     PermissionSettings
 	Limits          LimitSettings
@@ -79,6 +80,36 @@ type FetchSettings struct {
 	// means is the fetch tool's to say.
 	AllowHosts []string
 }
+
+// SearchSettings configure the web_search tool.
+type SearchSettings struct {
+	// Mode is which search web_search uses: SearchAuto (the default: the
+	// provider's own where the agent's model has one, else the API),
+	// SearchNative, SearchAPI or SearchOff.
+	Mode string
+	// API is the search API: "brave" or "searxng"; "" for none.
+	API string
+	// URL is the API's endpoint (Brave's default when empty; a SearXNG
+	// instance's base URL, required for searxng).
+	URL string
+	// APIKeyEnv names the variable holding Brave's key (default
+	// BRAVE_API_KEY).
+	APIKeyEnv string
+	// MaxResults is a search's default number of results (default 5).
+	MaxResults int
+}
+
+// The values of search.mode.
+const (
+	SearchAuto   = "auto"
+	SearchNative = "native"
+	SearchAPI    = "api"
+	SearchOff    = "off"
+)
+
+// DefaultBraveKeyEnv holds Brave Search's API key unless search.api_key_env
+// names another variable.
+const DefaultBraveKeyEnv = "BRAVE_API_KEY"
 
 // TerminalSettings configure the terminal tool's sandbox.
 type TerminalSettings struct {
@@ -178,6 +209,7 @@ func DefaultSettings() *Settings {
 		StreamIdleTimeout: DefaultStreamIdleTimeout,
 		ResponseTimeout:   DefaultResponseTimeout,
 		Terminal:          TerminalSettings{Sandbox: true},
+		Search:            SearchSettings{Mode: SearchAuto, MaxResults: 5},
 		Limits: LimitSettings{
 			StdinMaxBytes:      DefaultStdinMaxBytes,
 			ToolOutputMaxBytes: 32 << 10,

@@ -28,6 +28,7 @@ type settingsFile struct {
 	StreamIdleTimeout *duration                  `yaml:"stream_idle_timeout"`
 	ResponseTimeout   *duration                  `yaml:"response_timeout"`
 	Fetch             *fetchFile                 `yaml:"fetch"`
+	Search            *searchFile                `yaml:"search"`
 	Terminal          *terminalFile              `yaml:"terminal"`
 	Permissions       *permissionsFile           `yaml:"permissions"`
 	Limits            *limitsFile                `yaml:"limits"`
@@ -114,6 +115,14 @@ type limitsFile struct {
 
 type fetchFile struct {
 	AllowHosts *[]string `yaml:"allow_hosts"`
+}
+
+type searchFile struct {
+	Mode       *string `yaml:"mode"`
+	API        *string `yaml:"api"`
+	URL        *string `yaml:"url"`
+	APIKeyEnv  *string `yaml:"api_key_env"`
+	MaxResults *int    `yaml:"max_results"`
 }
 
 type storeFile struct {

@@ -59,6 +59,9 @@ func (f *settingsFile) check(sink *Sink) {
 			}
 		}
 	}
+	if f.Search != nil {
+		checkSearch(sink, f.Search)
+	}
 	if f.DefaultModel != nil {
 		checkModelString(sink, "default_model", *f.DefaultModel)
 	}
@@ -224,6 +227,13 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
 		s.Fetch.AllowHosts = append([]string{}, *f.Fetch.AllowHosts...)
 	}
+	if q := f.Search; q != nil {
+		setString(&s.Search.Mode, q.Mode, "search.mode")
+		setString(&s.Search.API, q.API, "search.api")
+		setString(&s.Search.URL, q.URL, "search.url")
+		setString(&s.Search.APIKeyEnv, q.APIKeyEnv, "search.api_key_env")
+		setInt(&s.Search.MaxResults, q.MaxResults)
+	}
 	if t := f.Terminal; t != nil {
 		if t.Env != nil {
 			s.Terminal.Env = append([]string{}, *t.Env...)
@@ -286,6 +296,12 @@ func (s *Settings) checkMerged(origin map[string]string) Diagnostics {
 		sink := &Sink{File: origin[key]}
 		sink.Errorf(0, "", format, args...)
 		diags = append(diags, sink.Diags...)
+	}
+	if q := s.Search; q.API == "searxng" && q.URL == "" {
+		errorf("search.api", "search.api searxng needs search.url, the instance's address (https://searx.example.org)")
+	}
+	if q := s.Search; q.Mode == SearchAPI && q.API == "" {
+		errorf("search.mode", "search.mode api needs search.api (brave or searxng)")
 	}
 	for _, name := range s.ProviderNames() {
 		if s.Providers[name].BaseURL == "" {
@@ -398,5 +414,25 @@ func checkPrice(sink *Sink, model string, p *priceFile) {
 		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
 			sink.Errorf(0, "", "%s.%s must be a non-negative number of US dollars per million tokens (got %v)", key, f.name, *f.v)
 		}
+	}
+}
+
+// checkSearch checks the search section: a known mode and API, a URL a
+// SearXNG can be reached at, results between 1 and 20.
+func checkSearch(sink *Sink, q *searchFile) {
+	oneOf := func(key string, v *string, values ...string) {
+		if v != nil && !slices.Contains(values, *v) {
+			sink.Errorf(0, "", "%s must be %s (got %q)", key, strings.Join(values, ", "), *v)
+		}
+	}
+	oneOf("search.mode", q.Mode, SearchAuto, SearchNative, SearchAPI, SearchOff)
+	oneOf("search.api", q.API, "brave", "searxng")
+	if q.URL != nil {
+		if u, err := url.Parse(*q.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			sink.Errorf(0, "", "search.url must be an http or https URL (got %q)", llm.RedactURL(*q.URL))
+		}
+	}
+	if q.MaxResults != nil && (*q.MaxResults < 1 || *q.MaxResults > 20) {
+		sink.Errorf(0, "", "search.max_results must be between 1 and 20 (got %d)", *q.MaxResults)
 	}
 }

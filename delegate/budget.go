@@ -78,6 +78,11 @@ type Tree struct {
 	// directory that were already given (warnShared).
 	isolation       string
 	isolationWarned sync.Map
+	// warnedServer holds the agent and tool names warnNoServerTool has
+	// warned about; prepared, set by Prepare, collects the warnings
+	// instead of the log.
+	warnedServer sync.Map
+	prepared     *[]string
 	// ledgerErr is the first ledger write of the tree that failed.
 	ledgerErr error
 	// notOpen is set when a write failed because the ledger was never

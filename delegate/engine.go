@@ -68,6 +68,11 @@ type Options struct {
 	// DefaultTools are the built-in tools of an agent whose config names
 	// none.
 	DefaultTools []string
+	// WebSearch is which search web_search uses (config.yaml's
+	// search.mode): "" or config.SearchAuto, the provider's own where the
+	// run's model has one, else the tool's API; config.SearchNative,
+	// config.SearchAPI or config.SearchOff.
+	WebSearch string
 }
 
 // SubagentOptions are the agent.subagent settings.

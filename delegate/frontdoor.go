@@ -88,6 +88,7 @@ func (e *Engine) FrontDoors() map[string]FrontDoor {
 // engine's tools its scope may use at its depth. What is left out here
 // is also refused by the guard should the model call it anyway.
 func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
+	base := e.serverTools(s, r.base)
 	own := e.ownTools()
 	offered := false
 	for _, o := range own {
@@ -96,15 +97,15 @@ func (e *Engine) toolsFor(s *Scope, r *run) *tool.Registry {
 			break
 		}
 	}
-	if r.base != nil && !offered {
+	if base != nil && !offered {
 		// Nothing to add (a leaf of a fan-out): the run's own tools are
 		// what it is offered. Neither is changed afterwards.
-		e.noteOffered(s, r.base)
-		return r.base
+		e.noteOffered(s, base)
+		return base
 	}
 	reg := tool.NewRegistry()
-	if r.base != nil {
-		for _, t := range r.base.Tools() {
+	if base != nil {
+		for _, t := range base.Tools() {
 			_ = reg.Add(t) // names in a registry are already unique and valid
 		}
 	}

@@ -29,12 +29,20 @@ func (e *Engine) Prepare(req RunRequest) (*Prepared, error) {
 		return nil, err
 	}
 	s := &Scope{Kind: KindRoot, Label: r.label, Workdir: r.workdir, Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn}
+	var warnings []string
+	s.tree = &Tree{prepared: &warnings}
 	if req.Agent.Scratchpad {
-		s.tree = &Tree{notes: newScratchpad()} // so that its tools are listed
+		s.tree.notes = newScratchpad() // so that its tools are listed
+	}
+	// Which tools the provider runs itself depends on it; making one
+	// contacts nothing (a missing key only means it is not known).
+	if provider, ref, err := e.Models.ForModel(r.model); err == nil {
+		s.provider, s.ref = provider, ref
 	}
 	narrowMaxDepth(s, 0, 0)
 	tools := e.toolsFor(s, &r)
-	p := &Prepared{Agent: r.label, Model: r.model, Workdir: r.workdir, System: r.system, Messages: r.messages, Tools: tools.Specs()}
+	p := &Prepared{Agent: r.label, Model: r.model, Workdir: r.workdir, System: r.system, Messages: r.messages, Tools: tools.Specs(),
+		Warnings: warnings}
 	if r.output != nil {
 		p.Output = &llm.OutputSchema{Name: r.output.Name(), Schema: r.output.Schema()}
 	}

@@ -111,6 +111,50 @@ type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Server, when set, asks for the provider's own server-side tool of
+	// this kind instead of a function: the provider runs it inside the
+	// model call and the model reads its results there, so deputy never
+	// sees a call of it. Only a provider whose ServerTools lists the kind
+	// for the model gets such a spec; Parameters is then unused.
+	Server *ServerTool `json:"server,omitempty"`
+}
+
+// ServerTool is a provider-run tool a ToolSpec asks for.
+type ServerTool struct {
+	// Kind is what the tool does: ServerWebSearch.
+	Kind string `json:"kind"`
+	// AllowedDomains, when set, keeps results to these domains and their
+	// subdomains (an agent's allowed_hosts).
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	// MaxUses bounds how many times the model may use it in one call; 0
+	// leaves it to the provider.
+	MaxUses int `json:"max_uses,omitempty"`
+}
+
+// ServerWebSearch is the provider's own web search: Anthropic's web search
+// tool, the Responses API's web_search, Gemini's Google Search grounding.
+const ServerWebSearch = "web_search"
+
+// ServerTools is implemented by a Provider that can run server-side tools:
+// it returns the kinds it offers for model (the provider's model name).
+type ServerTools interface {
+	ServerTools(model string) []string
+}
+
+// ServerToolsOf returns the server-side tool kinds p offers for model,
+// looking through the wrappers (retry, gate) that have Unwrap.
+func ServerToolsOf(p Provider, model string) []string {
+	for p != nil {
+		if st, ok := p.(ServerTools); ok {
+			return st.ServerTools(model)
+		}
+		u, ok := p.(interface{ Unwrap() Provider })
+		if !ok {
+			return nil
+		}
+		p = u.Unwrap()
+	}
+	return nil
 }
 
 // Params are optional sampling parameters. A nil field is not sent, so an

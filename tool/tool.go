@@ -66,3 +66,16 @@ type HostNarrower interface {
 	Tool
 	NarrowHosts(hosts []string) Tool
 }
+
+// ServerBacked is a tool a provider may run itself (web_search): where the
+// run's provider has a server-side tool of its kind, the engine offers the
+// provider's instead (llm.ToolSpec.Server), and deputy never runs this one.
+type ServerBacked interface {
+	Tool
+	// ServerTool is the provider's tool to ask for in its place.
+	ServerTool() llm.ServerTool
+	// Runnable reports whether the tool can do its work itself (its API
+	// is configured); a tool that cannot is left out where the provider
+	// has no tool of its kind.
+	Runnable() bool
+}

@@ -230,7 +230,8 @@ func NewModels(s *config.Settings, dir string) *providers.Registry {
 	if resp == 0 {
 		resp = -1 // as for idle
 	}
-	return providers.NewRegistry(providers.Config{Custom: custom, Retry: s.Retry, IdleTimeout: idle, ResponseTimeout: resp, Dir: dir})
+	return providers.NewRegistry(providers.Config{Custom: custom, Retry: s.Retry, IdleTimeout: idle, ResponseTimeout: resp, Dir: dir,
+		OtherKeyEnv: searchKeyEnv(s.Search)})
 }
 
 // LintOptions are the checks Load applies to agent files: which providers
@@ -421,6 +422,7 @@ func (w *Workspace) Tools(workdir string) *tool.Registry {
 		TerminalReadPaths:  s.Terminal.ReadPaths,
 		TerminalWritePaths: w.worktreeWritePaths(workdir),
 		NoSandbox:          !s.Terminal.Sandbox,
+		Search:             searchAPI(s.Search),
 	})
 	actual, _ := w.tools.LoadOrStore(workdir, r)
 	return actual.(*tool.Registry)
@@ -459,6 +461,33 @@ func (w *Workspace) worktreeWritePaths(workdir string) []string {
 	return append(slices.Clone(paths), wt.Common)
 }
 
+// searchAPI is the search API config.yaml's search section names, nil
+// when it names none. Brave's key is read from the environment here, at
+// the start, as the providers' keys are.
+func searchAPI(q config.SearchSettings) *builtin.SearchAPI {
+	if q.API == "" || q.Mode == config.SearchOff || q.Mode == config.SearchNative {
+		return nil
+	}
+	api := &builtin.SearchAPI{Kind: q.API, URL: q.URL, MaxResults: q.MaxResults}
+	if env := searchKeyEnv(q); env != nil {
+		api.KeyEnv = env[0]
+		api.APIKey = os.Getenv(api.KeyEnv)
+	}
+	return api
+}
+
+// searchKeyEnv names the variable holding the search API's key, if it
+// takes one.
+func searchKeyEnv(q config.SearchSettings) []string {
+	if q.API != builtin.SearchBrave {
+		return nil
+	}
+	if q.APIKeyEnv != "" {
+		return []string{q.APIKeyEnv}
+	}
+	return []string{config.DefaultBraveKeyEnv}
+}
+
 // Engine builds the delegation engine the settings describe. ledger may be
 // nil (record nothing); listeners receive the engine's events after the
 // telemetry logger.
@@ -495,6 +524,7 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 				MaxTotalTime: sub.MaxTotalTime},
 			Specializations: w.Specializations,
 			DefaultTools:    builtin.DefaultToolNames(),
+			WebSearch:       s.Search.Mode,
 		},
 	}
 	if w.MCP != nil {

@@ -59,11 +59,12 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"fake": cmdFake, "exits": cmdExits,
 			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal, "noproc": cmdNoProc, "waitproc": cmdWaitProc,
-			"stream": cmdStream,
-			"term":   cmdTerm,
-			"npmmcp": cmdNpmMCP,
-			"otlp":   cmdOTLP,
-			"sql":    cmdSQL,
+			"stream":    cmdStream,
+			"term":      cmdTerm,
+			"npmmcp":    cmdNpmMCP,
+			"otlp":      cmdOTLP,
+			"sql":       cmdSQL,
+			"searchapi": cmdSearchAPI,
 		},
 	})
 }
@@ -96,6 +97,7 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("REPO", root)
 	env.Values[fakeKey{}] = &fakeState{}
 	env.Values[otlpKey{}] = &otlpReceiver{}
+	env.Values[searchKey{}] = &searchAPI{}
 	return nil
 }
 

@@ -45,28 +45,21 @@ var Dialect = &config.Dialect{
 }
 
 // toolNames maps axe's tool names to deputy's; the others (read_file,
-// write_file, edit_file, list_directory, call_agent) are the same in both.
+// write_file, edit_file, list_directory, web_search, call_agent) are the
+// same in both.
 var toolNames = map[string]string{
 	"run_command": "terminal",
 	"url_fetch":   "fetch",
 }
 
-// onlyTools are axe tools deputy has no counterpart for.
-var onlyTools = map[string]bool{"web_search": true}
-
-// mapTools translates axe tool names in the agent's tools list; a tool
-// deputy lacks is left out with a warning, other names pass through for
-// lint to check.
+// mapTools translates axe tool names in the agent's tools list; other
+// names pass through for lint to check.
 func mapTools(f config.Fields, a *config.Agent) {
 	if a.Tools == nil {
 		return
 	}
 	out := make([]string, 0, len(a.Tools))
 	for _, t := range a.Tools {
-		if onlyTools[t] {
-			f.Warnf("tools", "%q is an axe tool deputy does not have; it is left out", t)
-			continue
-		}
 		if mapped, ok := toolNames[t]; ok {
 			t = mapped
 		}

@@ -73,7 +73,7 @@ func TestParseAgentMarkdownTools(t *testing.T) {
 		{"tools: []\n", []string{}},   // empty list: no tools
 		{"tools: Read\n", []string{"read_file"}},
 		{"tools: Read, Write, Edit, MultiEdit\n", []string{"read_file", "write_file", "edit_file"}},
-		{"tools:\n  - Read\n  - Bash\n  - WebSearch\n", []string{"read_file", "terminal"}},
+		{"tools:\n  - Read\n  - Bash\n  - WebSearch\n", []string{"read_file", "terminal", "web_search"}},
 		{"tools: read_file, custom_tool\n", []string{"read_file", "custom_tool"}},
 	}
 	for _, tt := range tests {
@@ -94,13 +94,13 @@ func TestParseAgentMarkdownLenient(t *testing.T) {
 	if a == nil || diags.HasErrors() {
 		t.Fatalf("agent %v, diagnostics:\n%s", a, diags)
 	}
-	if a.Description != "Use when: designing APIs, e.g. REST: GraphQL" || a.Model != "anthropic/claude-haiku-4-5" || !cmp.Equal(a.Tools, []string{"read_file", "todo_write"}) {
+	if a.Description != "Use when: designing APIs, e.g. REST: GraphQL" || a.Model != "anthropic/claude-haiku-4-5" || !cmp.Equal(a.Tools, []string{"read_file", "web_search", "todo_write"}) {
 		t.Errorf("agent %+v", a)
 	}
 	want := []string{
 		"warning: api-designer.md:4: version: unknown key; ignored",
 		"warning: api-designer.md:5: tags: unknown key; ignored",
-		`warning: api-designer.md:7: tools: "Task", "WebSearch" are Claude Code tools deputy does not have; they are left out`,
+		`warning: api-designer.md:7: tools: "Task" is a Claude Code tool deputy does not have; it is left out`,
 	}
 	if d := cmp.Diff(want, configtest.DiagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
@@ -150,7 +150,7 @@ func TestParseAgentMarkdownDisallowedTools(t *testing.T) {
 		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
 	}
 	a, diags = Dialect.ParseMarkdown([]byte("---\nname: r\ndescription: d\ndisallowedTools: Write, Edit, WebSearch, mcp__gh\n---\nReview.\n"), "r.md")
-	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{config.ToolsAll}) || !cmp.Equal(a.DisallowedTools, []string{"write_file", "edit_file", "mcp__gh"}) {
+	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{config.ToolsAll}) || !cmp.Equal(a.DisallowedTools, []string{"write_file", "edit_file", "web_search", "mcp__gh"}) {
 		t.Errorf("tools %v, disallowed %v, diagnostics %v", a.Tools, a.DisallowedTools, diags)
 	}
 	for name, want := range map[string]bool{"write_file": true, "mcp__gh__issues": true, "mcp__gh": true, "mcp__ghx__a": false, "read_file": false, "terminal": false} {

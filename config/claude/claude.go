@@ -100,7 +100,7 @@ func memory(f config.Fields, a *config.Agent) {
 var toolNamesMap = map[string]string{
 	"Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file",
 	"Glob": "find_path", "Grep": "grep", "LS": "list_directory", "Bash": "terminal", "WebFetch": "fetch",
-	"AskUserQuestion": "ask_user", "TodoWrite": "todo_write", "TodoRead": "todo_read",
+	"AskUserQuestion": "ask_user", "TodoWrite": "todo_write", "TodoRead": "todo_read", "WebSearch": "web_search",
 }
 
 // spawnTools takes Claude Code's Agent(a, b) entries (Task(a, b), the
@@ -135,7 +135,7 @@ func spawnTools(tools []string) (spawn, rest []string) {
 // toolNames translates Claude Code tool names in a Markdown agent's tools
 // list: Claude Code's names become deputy's, "*" stays ToolsAll, and
 // mcp__server__tool names stay as written for an MCP server to provide.
-// A Claude Code tool deputy has no counterpart for (WebSearch,
+// A Claude Code tool deputy has no counterpart for (NotebookEdit,
 // Task, Skill, SendMessage, Agent(...), ...: any other name in Claude
 // Code's capitalized style) is left out with a warning; other names pass
 // through for lint to check.
@@ -172,7 +172,7 @@ func toolNames(f config.Fields, tools []string) []string {
 }
 
 // isClaudeOnlyTool: Claude Code's own tools are capitalized (Task,
-// WebSearch) or take arguments (Agent(a, b), Bash(git:*)); deputy's are
+// NotebookEdit) or take arguments (Agent(a, b), Bash(git:*)); deputy's are
 // lower case.
 func isClaudeOnlyTool(t string) bool {
 	if t == "" || strings.HasPrefix(t, "mcp__") || t == config.ToolsAll {

@@ -41,6 +41,10 @@ type Config struct {
 	// HTTPClient, when set, sends every provider's requests (tests point it
 	// at a fake server).
 	HTTPClient *http.Client
+	// OtherKeyEnv names variables holding other secrets deputy uses (a
+	// search API's key): KeyEnvNames lists them, so that commands never
+	// see them and Secrets redacts them, as the providers' keys.
+	OtherKeyEnv []string
 }
 
 // TypeOpenAI is the Custom.Type of a server speaking the OpenAI chat

@@ -61,8 +61,12 @@ var BuiltinKeyEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_
 // api_key_env, sorted. Nothing that runs a user's command may see them.
 func (r *Registry) KeyEnvNames() []string {
 	names := append(slices.Clone(BuiltinKeyEnv), hostedKeyEnv()...)
+	others := slices.Clone(r.cfg.OtherKeyEnv)
 	for _, c := range r.cfg.Custom {
-		if env := strings.TrimSpace(c.APIKeyEnv); env != "" && !slices.Contains(names, env) {
+		others = append(others, c.APIKeyEnv)
+	}
+	for _, env := range others {
+		if env = strings.TrimSpace(env); env != "" && !slices.Contains(names, env) {
 			names = append(names, env)
 		}
 	}

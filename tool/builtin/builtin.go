@@ -82,6 +82,10 @@ type Options struct {
 	// write).
 	TerminalReadPaths  []string
 	TerminalWritePaths []string
+	// Search is the search API web_search calls; nil means none (the
+	// engine then offers web_search only where the agent's provider runs
+	// its own search).
+	Search *SearchAPI
 	// NoSandbox runs commands unconfined (still with the filtered
 	// environment, still killed with everything they started where the
 	// process group reaches).
@@ -89,7 +93,7 @@ type Options struct {
 }
 
 // names lists every built-in tool in the order New registers them.
-var names = []string{ReadFile, WriteFile, EditFile, ListDirectory, FindPath, Grep, Terminal, Fetch, AskUser, TodoWrite, TodoRead}
+var names = []string{ReadFile, WriteFile, EditFile, ListDirectory, FindPath, Grep, Terminal, Fetch, WebSearch, AskUser, TodoWrite, TodoRead}
 
 // Names returns the names of all built-in tools, for reserving them against
 // user-defined tools. The group name tool.FileOps is reserved too.
@@ -122,6 +126,7 @@ func New(opts Options) *tool.Registry {
 		grepTool(e),
 		terminalTool(e),
 		newFetchTool(e, nil),
+		newWebSearchTool(e, nil),
 		askUserTool(e),
 		todoWriteTool(),
 		todoReadTool(),
