@@ -127,10 +127,10 @@ func TestWebSearchErrors(t *testing.T) {
 	}
 	r, _ = testRegistry(t, Options{Search: &SearchAPI{Kind: SearchSearXNG, URL: srv.URL}}, nil)
 	for args, want := range map[string]string{
-		`{"query":"  "}`:                  "query must not be empty",
+		`{"query":"  "}`:                 "query must not be empty",
 		`{"query":"x","max_results":21}`: "max_results must be between 1 and 20 (got 21)",
 		`{"query":"x","max_results":-1}`: "max_results must be between 1 and 20 (got -1)",
-		`{}`:                              `invalid arguments for web_search: missing required field "query"`,
+		`{}`:                             `invalid arguments for web_search: missing required field "query"`,
 	} {
 		if res := call(t, r, WebSearch, args); !res.IsError || res.Content != want {
 			t.Errorf("%s: got %+v, want %q", args, res, want)
