@@ -198,10 +198,26 @@
 // NewServer and StartServer start a Server on 127.0.0.1 that answers
 //
 //	POST /v1/chat/completions                           OpenAI (and Ollama's OpenAI-compatible API)
+//	POST /v1/responses                                  OpenAI's Responses API
 //	POST /v1/messages                                   Anthropic
 //	POST /v1beta/models/{model}:generateContent         Gemini
 //	POST /v1beta/models/{model}:streamGenerateContent   Gemini, with ?alt=sse
 //	GET  /_requests                                     the request log as JSON
+//
+// For models of OpenAI's families (gpt-4.1, gpt-4o, gpt-5.x, the
+// o-series) both OpenAI endpoints apply OpenAI's documented rules, dated
+// and sourced in openai_models.go: the reasoning efforts each takes, the
+// default temperature only on reasoning models, max_tokens refused on
+// them, and function tools refused on chat completions for gpt-5.4 and
+// later while they reason. Their prompts are cached as OpenAI caches them
+// (a repeated prefix of 1024 tokens or more reports cached tokens, in
+// steps of 128). On /v1/responses a reasoning model answers with a
+// reasoning item (encrypted content, and its summary when asked for)
+// before its output; the next request must send it back verifiably
+// unchanged and followed by the item it preceded, every function call
+// with its output. Strict mode also refuses a reasoning model's turn sent
+// back without its reasoning item. Other models (gpt-test, llama3.2) get
+// none of these rules.
 //
 // Point the official SDKs at URL() (OpenAI: URL()+"/v1/"; Anthropic and
 // Gemini: URL()). Server.Requests returns the log: for every request, when

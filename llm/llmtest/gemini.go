@@ -385,4 +385,4 @@ func trimFloat(f float64) string {
 }
 
 // compile-time check that every dialect is complete.
-var _ = []wire{openAIWire{}, anthropicWire{}, geminiWire{}}
+var _ = []wire{openAIWire{}, responsesWire{}, anthropicWire{}, geminiWire{}}

@@ -56,7 +56,7 @@ func (s *Server) serveLLM(w *statusWriter, r *http.Request, wr wire, e *Request)
 	if wr == nil {
 		writeJSONError(w, http.StatusNotFound, map[string]any{"error": map[string]any{
 			"message": "llmtest: no such endpoint: " + r.Method + " " + r.URL.Path +
-				" (the fake serves POST /v1/chat/completions, POST /v1/messages, POST /v1beta/models/{model}:generateContent and :streamGenerateContent)",
+				" (the fake serves POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1beta/models/{model}:generateContent and :streamGenerateContent)",
 			"type": "not_found_error", "code": 404}})
 		return
 	}

@@ -13,8 +13,12 @@ import (
 )
 
 // openAIWire speaks OpenAI chat completions (POST /v1/chat/completions),
-// which Ollama and other OpenAI-compatible servers speak too.
-type openAIWire struct{}
+// which Ollama and other OpenAI-compatible servers speak too. For models
+// of OpenAI's families it applies their rules (openai_models.go) and
+// reports the prompt cache's hits from cache, which may be nil.
+type openAIWire struct {
+	cache *promptCache
+}
 
 func (openAIWire) protocol() string { return "openai" }
 func (openAIWire) idPrefix() string { return "call_" }
@@ -26,6 +30,7 @@ type oaRequest struct {
 	Temperature         *float64    `json:"temperature"`
 	MaxTokens           *int        `json:"max_tokens"`
 	MaxCompletionTokens *int        `json:"max_completion_tokens"`
+	ReasoningEffort     string      `json:"reasoning_effort"`
 	Stream              bool        `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -65,12 +70,49 @@ type oaTool struct {
 	} `json:"function"`
 }
 
-func (openAIWire) parse(_ *http.Request, body []byte) (*call, error) {
+func (wr openAIWire) parse(_ *http.Request, body []byte) (*call, error) {
 	var in oaRequest
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, fmt.Errorf("request body is not a chat completion request: %w", err)
 	}
-	return parseOpenAI(&in)
+	c, err := parseOpenAI(&in)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := oaModelOf(in.Model); ok {
+		if he := chatRules(m, &in); he != nil {
+			return nil, he
+		}
+		c.cacheHit = wr.cache.hit(c.req)
+	}
+	return c, nil
+}
+
+// chatRules applies the rules of an OpenAI model family on chat
+// completions (see openai_models.go for the sources).
+func chatRules(m oaModel, in *oaRequest) *httpError {
+	if he := m.checkParams(in.Model, in.ReasoningEffort, "reasoning_effort", in.Temperature); he != nil {
+		return he
+	}
+	if m.reasons && in.MaxTokens != nil {
+		return oaParamError("unsupported_parameter", "max_tokens",
+			"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.")
+	}
+	if len(in.Tools) == 0 || !m.chatToolsNeedNone {
+		return nil
+	}
+	switch {
+	case in.ReasoningEffort == "" && m.defaultEffort == "none", in.ReasoningEffort == "none":
+		return nil
+	case m.defaultEffort == "none":
+		// gpt-5.4 and 5.5 (openai/openai-openapi#541, 2026-05).
+		return oaParamError("", "reasoning_effort",
+			"Function tools with reasoning_effort are not supported for %s in /v1/chat/completions. Please use /v1/responses instead.", in.Model)
+	default:
+		// gpt-5.6, which reasons by default (litellm#34569, 2026-07).
+		return oaParamError("", "reasoning_effort",
+			"Function tools with reasoning_effort are not supported for %s in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.", in.Model)
+	}
 }
 
 // parseOpenAI translates a decoded chat completion request.
@@ -119,6 +161,7 @@ func parseOpenAI(in *oaRequest) (*call, error) {
 		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, Parameters: compactJSON(t.Function.Parameters)})
 	}
 	req.Params.Temperature = in.Temperature
+	req.Params.Effort = in.ReasoningEffort
 	req.Params.MaxTokens = in.MaxTokens
 	if in.MaxCompletionTokens != nil {
 		req.Params.MaxTokens = in.MaxCompletionTokens
@@ -182,6 +225,10 @@ func openAIUsage(u llm.Usage) map[string]any {
 		// prompt_tokens counts the cached ones too.
 		m["prompt_tokens_details"] = map[string]any{"cached_tokens": u.CacheReadTokens, "cache_write_tokens": u.CacheWriteTokens}
 	}
+	if u.ReasoningTokens > 0 {
+		// completion_tokens counts them too.
+		m["completion_tokens_details"] = map[string]any{"reasoning_tokens": u.ReasoningTokens}
+	}
 	return m
 }
 
@@ -206,7 +253,7 @@ func (openAIWire) response(c *call, a *Answer, id string) []byte {
 		"choices": []any{map[string]any{
 			"index": 0, "message": msg, "finish_reason": openAIFinish(finishOr(a)), "logprobs": nil,
 		}},
-		"usage": openAIUsage(a.Usage),
+		"usage": openAIUsage(withCacheHit(a.Usage, c.cacheHit)),
 	})
 }
 
@@ -241,7 +288,7 @@ func (openAIWire) events(c *call, a *Answer, id string) []sseEvent {
 	if c.includeUsage {
 		evs = append(evs, sseEvent{data: mustJSON(map[string]any{
 			"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": created, "model": c.req.Model,
-			"choices": []any{}, "usage": openAIUsage(a.Usage),
+			"choices": []any{}, "usage": openAIUsage(withCacheHit(a.Usage, c.cacheHit)),
 		})})
 	}
 	return append(evs, sseEvent{data: []byte("[DONE]")})
@@ -266,9 +313,16 @@ func (openAIWire) writeError(w http.ResponseWriter, e *httpError) {
 	case errNotFound:
 		code = "not_found"
 	}
+	if e.code != "" {
+		code = e.code
+	}
+	param := any(nil)
+	if e.param != "" {
+		param = e.param
+	}
 	setRetryAfter(w.Header(), e.retryAfter, true)
 	writeJSONError(w, e.status, map[string]any{"error": map[string]any{
-		"message": e.message, "type": typ, "param": nil, "code": code,
+		"message": e.message, "type": typ, "param": param, "code": code,
 	}})
 }
 

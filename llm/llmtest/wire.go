@@ -38,6 +38,13 @@ type call struct {
 	// thoughts is Gemini's thinkingConfig.includeThoughts: the answer
 	// carries its reasoning as thought parts.
 	thoughts bool
+	// cacheHit is what OpenAI's automatic prompt cache had of the prompt,
+	// in tokens (openai_cache.go).
+	cacheHit int64
+	// thinks says the model reasons at the request's effort, and summary
+	// that the request asked for a summary of its reasoning (OpenAI's
+	// Responses API).
+	thinks, summary bool
 	// strict, set by parse, is the error a strict server (Script.Strict)
 	// answers instead: what the provider refuses that a lenient fake
 	// lets pass, such as a reasoning model's history without its
@@ -72,6 +79,9 @@ type httpError struct {
 	status     int
 	message    string
 	retryAfter time.Duration
+	// code and param, when set, are OpenAI's error code and the parameter
+	// it names ("unsupported_value", "temperature").
+	code, param string
 }
 
 func newHTTPError(class errClass, format string, args ...any) *httpError {

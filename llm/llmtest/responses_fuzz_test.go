@@ -1,0 +1,43 @@
+package llmtest
+
+import (
+	"testing"
+)
+
+var responsesSeeds = []string{
+	`{"model": "m", "input": "hi"}`,
+	`{"model": "gpt-5.6", "instructions": "s", "store": false, "stream": true, "temperature": 1, "max_output_tokens": 9,
+	  "reasoning": {"effort": "low", "summary": "auto"}, "include": ["reasoning.encrypted_content"],
+	  "text": {"format": {"type": "json_schema", "name": "o", "schema": {"type": "object"}}},
+	  "input": [{"role": "developer", "content": "d"}, {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "u"}]},
+	  {"type": "reasoning", "id": "rs_llmtest1", "summary": [], "encrypted_content": "llmtest.x.y"},
+	  {"type": "message", "id": "msg_llmtest1", "role": "assistant", "content": [{"type": "output_text", "text": "t"}]},
+	  {"type": "function_call", "id": "fc_llmtest1_1", "call_id": "c1", "name": "f", "arguments": "{\"a\":1}"},
+	  {"type": "function_call_output", "call_id": "c1", "output": [{"type": "input_text", "text": "r"}]}],
+	  "tools": [{"type": "function", "name": "f", "description": "d", "parameters": {"type": "object"}, "strict": false}]}`,
+	`{"model": "o3", "input": [{"type": "reasoning", "id": "rs_1"}, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{broken"}]}`,
+	`{"model": "gpt-5.6", "input": [{"type": "function_call_output", "call_id": "x", "output": "o"}]}`,
+	`{"model": "m", "input": [{"type": "web_search_call"}], "tools": [{"type": "web_search"}]}`,
+	`{"model": "m", "input": []}`,
+	`{"model": 1}`,
+}
+
+// FuzzResponsesRequest: whatever a client sends to /v1/responses, the
+// fake answers a 400 or reads it into a request it can answer in every
+// shape, and never panics.
+func FuzzResponsesRequest(f *testing.F) {
+	for _, seed := range responsesSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		wr := responsesWire{cache: &promptCache{}}
+		c, err := wr.parse(nil, body)
+		if err != nil {
+			return
+		}
+		if c.req.Model == "" {
+			t.Fatalf("accepted %+v", c.req)
+		}
+		checkWire(t, wr, c, body)
+	})
+}
