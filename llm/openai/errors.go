@@ -90,13 +90,30 @@ func (ex *exchange) statusError(res *http.Response) *llm.Error {
 		// the endpoint's gate for every tree of the process).
 		kind = llm.KindBadRequest
 	}
-	return &llm.Error{
+	e := &llm.Error{
 		Kind:       kind,
 		Provider:   ex.provider,
 		Status:     res.StatusCode,
 		RetryAfter: retryAfter,
 		Message:    ex.scrub(msg),
 	}
+	if res.StatusCode == http.StatusBadRequest && errorParam(body) == "reasoning.summary" {
+		e.Err = errSummaryRefused
+	}
+	return e
+}
+
+// errorParam is the parameter an OpenAI error body names, "" when none.
+func errorParam(body []byte) string {
+	var v struct {
+		Error struct {
+			Param string `json:"param"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	return v.Error.Param
 }
 
 // watchedBody remembers the first transport failure while a 2xx body is read,

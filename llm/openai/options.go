@@ -32,6 +32,17 @@ const (
 	MaxCompletionTokensField = "max_completion_tokens"
 )
 
+// The wire APIs of Options.WireAPI. The names are Codex's (its
+// wire_api), which users of OpenAI's tools already know.
+const (
+	// WireChat is the chat completions API (/chat/completions), which
+	// OpenAI and every compatible server speak.
+	WireChat = "chat"
+	// WireResponses is OpenAI's Responses API (/responses), which keeps a
+	// reasoning model's reasoning across tool calls. Only OpenAI serves it.
+	WireResponses = "responses"
+)
+
 // Options configure a Provider. The zero value talks to OpenAI without a key.
 type Options struct {
 	// Name is the provider name used in errors and Name(): "openai" when
@@ -67,7 +78,15 @@ type Options struct {
 	// MaxTokensField is the request field that carries Params.MaxTokens:
 	// MaxTokensField or MaxCompletionTokensField. "" picks
 	// max_completion_tokens when Name is "openai" and max_tokens otherwise.
+	// The Responses API has one field, max_output_tokens.
 	MaxTokensField string
+	// WireAPI is the API the provider speaks: WireChat, WireResponses, or
+	// "" to choose per model: the Responses API for a model of OpenAI's
+	// own families (gpt-4.x, gpt-5.x, the o-series; see OpenAIFamily)
+	// when BaseURL is OpenAI's API, chat completions otherwise. Compatible
+	// servers have no Responses API, so a base URL of their own is never
+	// sent there unless WireAPI says so.
+	WireAPI string
 }
 
 // FromEnv returns the Options of OpenAI as the ecosystem's environment

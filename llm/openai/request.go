@@ -36,7 +36,7 @@ func (p *Provider) buildParams(req *llm.Request) (sdk.ChatCompletionNewParams, e
 	params.Messages = msgs
 
 	for _, t := range req.Tools {
-		tool, err := cachedTool(t)
+		tool, err := toTool(t)
 		if err != nil {
 			return params, err
 		}
@@ -60,6 +60,12 @@ func (p *Provider) buildParams(req *llm.Request) (sdk.ChatCompletionNewParams, e
 	// a choice (deterministic output), not an absence.
 	if t := req.Params.Temperature; t != nil {
 		params.Temperature = sdk.Float(*t)
+	}
+	if e := req.Params.Effort; e != "" && !reasoningOf(req.Model).noEffort {
+		// Where the model takes one: OpenAI's own models that do not
+		// reason refuse the field; a compatible server passes it on to
+		// the model it serves (vLLM, Ollama and OpenRouter read it).
+		params.ReasoningEffort = shared.ReasoningEffort(e)
 	}
 	if n := req.Params.MaxTokens; n != nil {
 		if p.maxTokensField == MaxCompletionTokensField {
@@ -105,64 +111,65 @@ func toMessage(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 	}
 }
 
-// toTool translates a tool spec. The JSON Schema passes through as given; an
-// empty one becomes the schema of a function without parameters.
-// toolCache holds the wire form of the tool specs seen so far, keyed by
-// name, description and schema: every request of every run sends its tools,
-// and a fan-out of hundreds of children sends the same few again and again,
-// each of which would otherwise be decoded from its JSON Schema anew. The
-// cached values are only read (marshalled) after they are built. It stops
-// growing at toolCacheMax entries.
+// toolCache holds the parameters of the tool specs seen so far, decoded
+// for the wire and keyed by name, description and schema: every request
+// of every run sends its tools, and a fan-out of hundreds of children
+// sends the same few again and again, each of which would otherwise be
+// decoded from its JSON Schema anew. The cached values are only read
+// (marshalled) after they are built. It stops growing at toolCacheMax
+// entries.
 var toolCache struct {
 	sync.Mutex
-	m map[string]sdk.ChatCompletionToolUnionParam
+	m map[string]map[string]any
 }
 
 const toolCacheMax = 1024
 
-func cachedTool(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
+// toolParameters returns t's JSON Schema as the SDKs want it: an object
+// whose members stay JSON text (the SDK writes a json.Marshaler as it is,
+// instead of walking a tree of maps for every request). An empty schema
+// becomes that of a function without parameters.
+func toolParameters(t llm.ToolSpec) (map[string]any, error) {
 	key := t.Name + "\x00" + t.Description + "\x00" + string(t.Parameters)
 	toolCache.Lock()
-	tool, ok := toolCache.m[key]
+	params, ok := toolCache.m[key]
 	toolCache.Unlock()
 	if ok {
-		return tool, nil
-	}
-	tool, err := toTool(t)
-	if err != nil {
-		return tool, err
-	}
-	toolCache.Lock()
-	if toolCache.m == nil {
-		toolCache.m = map[string]sdk.ChatCompletionToolUnionParam{}
-	}
-	if len(toolCache.m) < toolCacheMax {
-		toolCache.m[key] = tool
-	}
-	toolCache.Unlock()
-	return tool, nil
-}
-
-func toTool(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
-	fn := shared.FunctionDefinitionParam{Name: t.Name}
-	if t.Description != "" {
-		fn.Description = sdk.String(t.Description)
+		return params, nil
 	}
 	schema := bytes.TrimSpace(t.Parameters)
 	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
 		schema = []byte(`{"type":"object","properties":{}}`)
 	}
-	// The schema's members stay JSON text: the SDK writes a json.Marshaler
-	// as it is, instead of walking a tree of maps for every request.
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(schema, &members); err != nil || members == nil {
-		return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: parameters must be a JSON Schema object", t.Name)
+		return nil, fmt.Errorf("tool %q: parameters must be a JSON Schema object", t.Name)
 	}
-	params := make(shared.FunctionParameters, len(members))
+	params = make(map[string]any, len(members))
 	for k, v := range members {
 		params[k] = v
 	}
-	fn.Parameters = params
+	toolCache.Lock()
+	if toolCache.m == nil {
+		toolCache.m = map[string]map[string]any{}
+	}
+	if len(toolCache.m) < toolCacheMax {
+		toolCache.m[key] = params
+	}
+	toolCache.Unlock()
+	return params, nil
+}
+
+// toTool translates a tool spec for chat completions.
+func toTool(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
+	params, err := toolParameters(t)
+	if err != nil {
+		return sdk.ChatCompletionToolUnionParam{}, err
+	}
+	fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: params}
+	if t.Description != "" {
+		fn.Description = sdk.String(t.Description)
+	}
 	return sdk.ChatCompletionFunctionTool(fn), nil
 }
 

@@ -49,9 +49,11 @@ func toolCall(id, name, args string) llm.ToolCall {
 }
 
 func usage(u sdk.CompletionUsage) llm.Usage {
-	// prompt_tokens includes the cached ones.
+	// prompt_tokens includes the cached ones, completion_tokens the
+	// reasoning ones.
 	return llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
-		CacheReadTokens: u.PromptTokensDetails.CachedTokens, CacheWriteTokens: u.PromptTokensDetails.CacheWriteTokens}
+		CacheReadTokens: u.PromptTokensDetails.CachedTokens, CacheWriteTokens: u.PromptTokensDetails.CacheWriteTokens,
+		ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens}
 }
 
 // finishReason maps the wire's finish reason. Some compatible servers say
