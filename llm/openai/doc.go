@@ -1,10 +1,20 @@
-// Package openai is deputy's adapter for the OpenAI chat completions API and
-// for every server that speaks it: Ollama's /v1 endpoint, vLLM, llama.cpp,
-// LM Studio, OpenRouter and the like. It is built on the official SDK
-// (github.com/openai/openai-go/v3) and implements llm.Provider.
+// Package openai is deputy's adapter for OpenAI: its Responses API for
+// OpenAI's own models, and the chat completions API for every server that
+// speaks it: Ollama's /v1 endpoint, vLLM, llama.cpp, LM Studio, OpenRouter
+// and the like. It is built on the official SDK
+// (github.com/openai/openai-go/v3, its responses package for the former)
+// and implements llm.Provider.
 //
 // Decisions worth knowing:
 //
+//   - Which API: Options.WireAPI, or by default the Responses API for a
+//     model of OpenAI's families at OpenAI's own host and chat completions
+//     for everything else, which compatible servers all speak.
+//   - The Responses API is used statelessly (store false, encrypted
+//     reasoning included): a reasoning model's reasoning items travel in
+//     llm.Message.State and go back with the next request as they came,
+//     so a tool loop keeps its reasoning. Reasoning summaries are
+//     llm.Message.Reasoning, never answer text, and never sent back.
 //   - The SDK never reads the environment here. The client is assembled from
 //     explicit options only; the one place that reads OPENAI_API_KEY,
 //     OPENAI_BASE_URL and OLLAMA_HOST is FromEnv / OllamaFromEnv.
