@@ -215,8 +215,9 @@
 // reasoning item (encrypted content, and its summary when asked for)
 // before its output; the next request must send it back verifiably
 // unchanged and followed by the item it preceded, every function call
-// with its output. Strict mode also refuses a reasoning model's turn sent
-// back without its reasoning item. Other models (gpt-test, llama3.2) get
+// with its output. Strict mode also refuses an item the fake gave out
+// after a reasoning item, sent back without it (a history built by hand
+// passes). Other models (gpt-test, llama3.2) get
 // none of these rules.
 //
 // Point the official SDKs at URL() (OpenAI: URL()+"/v1/"; Anthropic and

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/deputyhq/deputy/llm"
 )
@@ -23,7 +25,62 @@ import (
 // in its place, for the model to keep its reasoning: the rules are in
 // checkItems.
 type responsesWire struct {
-	cache *promptCache
+	st *openAIState
+}
+
+// openAIState is what the fake's OpenAI API remembers across requests.
+type openAIState struct {
+	cache  promptCache
+	issued issuedReasoning
+}
+
+// issuedReasoning remembers which reasoning item preceded each function
+// call and answer the fake gave out, by call ID and by answer text: a
+// strict server knows a turn it issued when it comes back, with or
+// without its item IDs. A turn the fake never issued (a history built by
+// hand) has no reasoning to lose.
+type issuedReasoning struct {
+	mu    sync.Mutex
+	by    map[string]string // "call:<id>" or "text:<answer>" -> reasoning item ID
+	order []string
+}
+
+// issuedMax bounds the memory of a fake left serving.
+const issuedMax = 4096
+
+func (r *issuedReasoning) add(key, rid string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.by == nil {
+		r.by = map[string]string{}
+	}
+	if _, ok := r.by[key]; !ok {
+		r.order = append(r.order, key)
+	}
+	r.by[key] = rid
+	for len(r.order) > issuedMax {
+		delete(r.by, r.order[0])
+		r.order = r.order[1:]
+	}
+}
+
+func (r *issuedReasoning) get(key string) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rid, ok := r.by[key]
+	return rid, ok
+}
+
+// issuedKey is the key an assistant item is remembered by.
+func issuedKey(it *rsItem) string {
+	if it.Type == "function_call" {
+		return "call:" + it.CallID
+	}
+	text, _ := rsText(it.Content)
+	return "text:" + text
 }
 
 func (responsesWire) protocol() string { return "openai-responses" }
@@ -122,14 +179,16 @@ func (wr responsesWire) parse(_ *http.Request, body []byte) (*call, error) {
 			return nil, he
 		}
 		c.thinks = m.thinks(req.Params.Effort)
-		c.cacheHit = wr.cache.hit(req)
+		if wr.st != nil {
+			c.cacheHit = wr.st.cache.hit(req)
+		}
 	}
 	stateless := in.Store != nil && !*in.Store
 	if he := checkItems(items, stateless); he != nil {
 		return nil, he
 	}
-	if c.thinks {
-		c.strict = missingReasoning(items)
+	if wr.st != nil {
+		c.strict = missingReasoning(items, &wr.st.issued)
 	}
 	return c, nil
 }
@@ -326,44 +385,37 @@ func checkItems(items []rsItem, stateless bool) *httpError {
 	return nil
 }
 
-// missingReasoning is what a strict server refuses of a reasoning model's
-// request (Script.Strict): an assistant turn without the reasoning item
-// that preceded it. OpenAI refuses an item whose ID ties it to a reasoning
-// item left out; the fake also refuses a turn sent back without IDs,
-// which OpenAI takes but whose reasoning is lost for the model.
-func missingReasoning(items []rsItem) *httpError {
-	reasoned := false
-	for _, it := range items {
+// missingReasoning is what a strict server refuses (Script.Strict): an
+// output item the fake gave out after a reasoning item, sent back without
+// that item before it in its turn. OpenAI refuses an item whose ID ties it
+// to a reasoning item left out; the fake also refuses the item sent back
+// without its ID, which OpenAI takes but whose reasoning the model then
+// lacks.
+func missingReasoning(items []rsItem, issued *issuedReasoning) *httpError {
+	var sent []string // the reasoning items of the current turn
+	for i := range items {
+		it := &items[i]
 		switch {
 		case !it.isAssistantItem():
-			reasoned = false
+			sent = nil
 		case it.Type == "reasoning":
-			reasoned = true
-		case !reasoned:
-			if resp, ok := fakeItemResponse(it.ID); ok {
-				return oaParamError("", "input", "Item '%s' of type '%s' was provided without its required 'reasoning' item: 'rs_%s'.", it.ID, it.Type, resp)
+			sent = append(sent, it.ID)
+		default:
+			rid, ok := issued.get(issuedKey(it))
+			if !ok || slices.Contains(sent, rid) {
+				continue
+			}
+			if it.ID != "" {
+				return oaParamError("", "input", "Item '%s' of type '%s' was provided without its required 'reasoning' item: '%s'.", it.ID, it.Type, rid)
 			}
 			what := "function call " + it.CallID
 			if it.Type == "message" {
 				what = "assistant message"
 			}
-			return oaParamError("", "input", "llmtest (strict): the %s came back without the reasoning item that preceded it: a reasoning model's reasoning items must be sent back, in place, with the output that followed them", what)
+			return oaParamError("", "input", "llmtest (strict): the %s came back without the reasoning item that preceded it (%s): a reasoning model's reasoning items must be sent back, in place, with the output that followed them", what, rid)
 		}
 	}
 	return nil
-}
-
-// fakeItemResponse returns the response ID in an item ID the fake made
-// (msg_<resp>, fc_<resp>_<n>).
-func fakeItemResponse(id string) (string, bool) {
-	if rest, ok := strings.CutPrefix(id, "msg_"); ok && strings.HasPrefix(rest, "llmtest") {
-		return rest, true
-	}
-	if rest, ok := strings.CutPrefix(id, "fc_"); ok && strings.HasPrefix(rest, "llmtest") {
-		resp, _, _ := strings.Cut(rest, "_")
-		return resp, true
-	}
-	return "", false
 }
 
 func (responsesWire) writeError(w http.ResponseWriter, e *httpError) {

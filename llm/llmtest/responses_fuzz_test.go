@@ -30,7 +30,7 @@ func FuzzResponsesRequest(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		wr := responsesWire{cache: &promptCache{}}
+		wr := responsesWire{st: &openAIState{}}
 		c, err := wr.parse(nil, body)
 		if err != nil {
 			return

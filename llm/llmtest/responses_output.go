@@ -16,8 +16,17 @@ import (
 // rsOutput builds the output items of an answer, in the order OpenAI
 // gives them: the reasoning item (when the model reasons at the request's
 // effort, or the script gave a summary), the message, the function calls.
-func rsOutput(c *call, a *Answer, id string) []map[string]any {
+// The items a reasoning item preceded are remembered in issued, when set.
+func rsOutput(c *call, a *Answer, id string, issued *issuedReasoning) []map[string]any {
 	var out []map[string]any
+	if rid := "rs_" + id; issued != nil && (c.thinks || a.Reasoning != "") {
+		if a.Text != "" || len(a.ToolCalls) == 0 {
+			issued.add("text:"+a.Text, rid)
+		}
+		for _, tc := range a.ToolCalls {
+			issued.add("call:"+tc.ID, rid)
+		}
+	}
 	if c.thinks || a.Reasoning != "" {
 		rid := "rs_" + id
 		summary := []any{}
@@ -72,8 +81,17 @@ func rsUsage(u llm.Usage) map[string]any {
 	}
 }
 
-func (responsesWire) response(c *call, a *Answer, id string) []byte {
-	return mustJSON(rsResponse(c, a, id, rsOutput(c, a, id), true))
+func (wr responsesWire) response(c *call, a *Answer, id string) []byte {
+	return mustJSON(rsResponse(c, a, id, rsOutput(c, a, id, wr.issued()), true))
+}
+
+// issued is the memory of reasoning items given out, nil without a
+// server.
+func (wr responsesWire) issued() *issuedReasoning {
+	if wr.st == nil {
+		return nil
+	}
+	return &wr.st.issued
 }
 
 // events streams the answer as OpenAI does: response.created, then per
@@ -81,7 +99,7 @@ func (responsesWire) response(c *call, a *Answer, id string) []byte {
 // function arguments, each in pieces) and its done event with the whole
 // item (the reasoning item's encrypted content only there), then
 // response.completed with the whole response and its usage.
-func (responsesWire) events(c *call, a *Answer, id string) []sseEvent {
+func (wr responsesWire) events(c *call, a *Answer, id string) []sseEvent {
 	var evs []sseEvent
 	seq := 0
 	emit := func(typ string, fields map[string]any) {
@@ -91,7 +109,7 @@ func (responsesWire) events(c *call, a *Answer, id string) []sseEvent {
 		evs = append(evs, sseEvent{name: typ, data: mustJSON(fields)})
 	}
 	emit("response.created", map[string]any{"response": rsResponse(c, a, id, []map[string]any{}, false)})
-	output := rsOutput(c, a, id)
+	output := rsOutput(c, a, id, wr.issued())
 	for i, item := range output {
 		itemID := item["id"]
 		emit("response.output_item.added", map[string]any{"output_index": i, "item": rsAdded(item)})

@@ -259,6 +259,10 @@ func TestResponsesReplayRules(t *testing.T) {
 			},
 			message: "llmtest (strict): the assistant message came back without the reasoning item that preceded it"},
 		{name: "lenient without reasoning", model: "gpt-5.6", input: func(in []any) []any { return drop(in, "reasoning") }},
+		{name: "a turn the fake did not give out", model: "gpt-5.6", strict: true, input: func(in []any) []any {
+			return append(in, map[string]any{"type": "function_call", "call_id": "by-hand", "name": "search", "arguments": "{}"},
+				map[string]any{"type": "function_call_output", "call_id": "by-hand", "output": "x"})
+		}},
 		{name: "not a reasoning model", model: "gpt-4.1", strict: true, input: func(in []any) []any { return in }},
 		{name: "tampered", model: "gpt-5.6", input: func(in []any) []any { return edit(in, "reasoning", "encrypted_content", "llmtest.e30.00") },
 			message: "The encrypted content for item rs_llmtest1 could not be verified."},

@@ -74,9 +74,9 @@ type Server struct {
 	// dropped from its front to stay under maxLogBytes.
 	logBytes, maxLogBytes, dropped int
 	seq                            int64 // numbers response IDs
-	// openAICache is OpenAI's automatic prompt cache, shared by its two
-	// endpoints.
-	openAICache *promptCache
+	// openAI is the OpenAI API's memory: its prompt cache, shared by its
+	// two endpoints, and the reasoning items it gave out.
+	openAI openAIState
 
 	// anthropic is the Anthropic API's memory: its prompt cache and the
 	// thinking blocks it gave out.
@@ -117,7 +117,6 @@ func NewServer(s *Script, opts ServerOptions) (*Server, error) {
 		maxConcurrent:   opts.MaxConcurrent,
 		limitRetryAfter: opts.LimitRetryAfter,
 		maxLogBytes:     cmp.Or(opts.MaxLogBytes, DefaultMaxLogBytes),
-		openAICache:     &promptCache{},
 		closing:         make(chan struct{}),
 		serveDone:       make(chan struct{}),
 		url:             "http://" + urlHost(ln.Addr(), host),
@@ -232,8 +231,8 @@ func (s *Server) enter() bool {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("POST /v1/chat/completions", s.llmHandler(openAIWire{cache: s.openAICache}))
-	mux.Handle("POST /v1/responses", s.llmHandler(responsesWire{cache: s.openAICache}))
+	mux.Handle("POST /v1/chat/completions", s.llmHandler(openAIWire{cache: &s.openAI.cache}))
+	mux.Handle("POST /v1/responses", s.llmHandler(responsesWire{st: &s.openAI}))
 	mux.Handle("POST /v1/messages", s.llmHandler(anthropicWire{st: &s.anthropic}))
 	mux.Handle("POST /v1beta/models/{call}", s.llmHandler(geminiWire{}))
 	mux.Handle("POST /v1/models/{call}", s.llmHandler(geminiWire{}))

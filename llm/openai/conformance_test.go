@@ -59,6 +59,7 @@ var responsesAdapter = func() adaptertest.Adapter {
 	a.New = factory(openai.WireResponses)
 	a.Protocol = "openai-responses"
 	a.Model = "gpt-5.6"
+	a.Strict = true
 	a.Path = func(string, bool) string { return "/v1/responses" }
 	a.OutputKey = "format" // text.format
 	// gpt-5.6 takes only the default temperature, 1.
