@@ -131,6 +131,7 @@ providers: {}
 #    type: openai                      # the only type for now
 #    base_url: http://127.0.0.1:8000/v1/
 #    api_key_env: LOCAL_API_KEY        # the variable's name, never the key; empty = no key
+#    wire_api: chat                    # or responses, for a server with OpenAI's Responses API
 
 # concurrency: 16     # a hard cap on model calls in flight across one run tree;
                       # unset: no fixed cap, each provider's limit adapts

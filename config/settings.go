@@ -29,6 +29,11 @@ type Settings struct {
 	// Providers are named custom OpenAI-compatible providers, used in model
 	// strings as "<name>/<model>".
 	Providers map[string]ProviderSettings
+	// BuiltinWireAPI is the API a built-in provider of the OpenAI wire
+	// speaks, by name (openai, ollama): providers.openai.wire_api, for an
+	// OPENAI_BASE_URL that serves the Responses API. Unset, each chooses
+	// by its base URL and model (llm/openai).
+	BuiltinWireAPI map[string]string
 	// Prices override or extend the embedded price table, by
 	// "provider/model", in US dollars per million tokens.
 	Prices map[string]price.Price
@@ -72,7 +77,18 @@ type ProviderSettings struct {
 	Type      string // only "openai" (any OpenAI-compatible server) for now
 	BaseURL   string
 	APIKeyEnv string // environment variable holding the API key; "" = no key
+	// WireAPI is the OpenAI API the server speaks: "chat" (chat
+	// completions, the default: every compatible server has it) or
+	// "responses" (OpenAI's Responses API, for a server that has it).
+	WireAPI string
 }
+
+// The values of wire_api.
+var wireAPIs = []string{"chat", "responses"}
+
+// builtinWireProviders are the built-in providers whose entry in
+// providers may set wire_api (and nothing else).
+var builtinWireProviders = []string{"openai", "ollama"}
 
 // FetchSettings configure the fetch tool.
 type FetchSettings struct {

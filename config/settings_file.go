@@ -59,6 +59,7 @@ type providerFile struct {
 	Type      *string `yaml:"type"`
 	BaseURL   *string `yaml:"base_url"`
 	APIKeyEnv *string `yaml:"api_key_env"`
+	WireAPI   *string `yaml:"wire_api"`
 }
 
 type retryFile struct {

@@ -123,7 +123,12 @@ func TestLoadSettingsMessages(t *testing.T) {
 		{"provider type", "providers:\n  local: {type: anthropic, base_url: http://x/v1/}\n", []string{` providers.local.type must be "openai" (got "anthropic")`}},
 		{"provider base_url", "providers:\n  local: {base_url: 'ftp://x'}\n", []string{` providers.local.base_url must be an http or https URL (got "ftp://x")`}},
 		{"provider without base_url", "providers:\n  local: {api_key_env: K}\n", []string{" providers.local.base_url is required"}},
-		{"provider named like a built-in", "providers:\n  openai: {base_url: http://x/v1/}\n", []string{" providers.openai: the name collides with a built-in provider (anthropic, gemini, ollama, openai, script)"}},
+		{"provider named like a built-in", "providers:\n  openai: {base_url: http://x/v1/}\n", []string{" providers.openai: the name collides with a built-in provider (anthropic, gemini, ollama, openai, script); an entry of openai may set only wire_api"}},
+		{"provider wire_api", "providers:\n  local: {base_url: http://x/v1/, wire_api: completions}\n  openai: {wire_api: Responses}\n", []string{
+			` providers.local.wire_api must be "chat" or "responses" (got "completions")`,
+			` providers.openai.wire_api must be "chat" or "responses" (got "Responses")`,
+		}},
+		{"wire_api of a built-in without one", "providers:\n  gemini: {wire_api: chat}\n", []string{" providers.gemini: the name collides with a built-in provider (anthropic, gemini, ollama, openai, script)"}},
 		{"provider name with slash", "providers:\n  a/b: {base_url: http://x/v1/}\n", []string{" providers.a/b: a provider name must be non-empty, without '/' or spaces"}},
 		{"api key in api_key_env", "providers:\n  local: {base_url: http://x/v1/, api_key_env: sk-live-SECRET123}\n", []string{" providers.local.api_key_env must be the name of an environment variable (letters, digits and '_'), not the key itself"}},
 		{"default_model malformed", "default_model: gpt-4\n", []string{` default_model: model "gpt-4" must be written provider/model (for example openai/gpt-4.1)`}},
@@ -172,6 +177,25 @@ func TestLoadSettingsMessages(t *testing.T) {
 				t.Error("the error repeats a secret")
 			}
 		})
+	}
+}
+
+// wire_api chooses the API of a custom provider, and of the built-in
+// openai and ollama, whose entry sets nothing else.
+func TestLoadSettingsWireAPI(t *testing.T) {
+	p := writeSettings(t, "providers:\n  local: {base_url: 'http://127.0.0.1:1/v1/', wire_api: responses}\n  plain: {base_url: 'http://127.0.0.1:2/v1/'}\n  openai: {wire_api: responses}\n  ollama: {wire_api: chat}\n")
+	s, err := LoadSettings([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Providers["local"].WireAPI != "responses" || s.Providers["plain"].WireAPI != "" {
+		t.Errorf("providers %+v", s.Providers)
+	}
+	if _, ok := s.Providers["openai"]; ok {
+		t.Errorf("the built-in openai became a custom provider: %+v", s.Providers)
+	}
+	if d := cmp.Diff(map[string]string{"openai": "responses", "ollama": "chat"}, s.BuiltinWireAPI); d != "" {
+		t.Errorf("built-in wire APIs (-want +got):\n%s", d)
 	}
 }
 

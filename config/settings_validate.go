@@ -122,12 +122,23 @@ func checkProvider(sink *Sink, name string, p *providerFile) {
 	case name == "" || strings.ContainsAny(name, "/ \t"):
 		sink.Errorf(0, "", "%s: a provider name must be non-empty, without '/' or spaces", key)
 		return
+	case slices.Contains(builtinWireProviders, name) && p != nil && p.WireAPI != nil && p.Type == nil && p.BaseURL == nil && p.APIKeyEnv == nil:
+		// The built-in openai and ollama take their key and base URL from
+		// the environment; their entry only chooses the API.
+		checkWireAPI(sink, key, *p.WireAPI)
+		return
+	case isBuiltinProvider(name) && slices.Contains(builtinWireProviders, name):
+		sink.Errorf(0, "", "%s: the name collides with a built-in provider (%s); an entry of %s may set only wire_api", key, strings.Join(builtinProviders, ", "), name)
+		return
 	case isBuiltinProvider(name):
 		sink.Errorf(0, "", "%s: the name collides with a built-in provider (%s)", key, strings.Join(builtinProviders, ", "))
 		return
 	}
 	if p == nil {
 		return
+	}
+	if p.WireAPI != nil {
+		checkWireAPI(sink, key, *p.WireAPI)
 	}
 	if p.Type != nil && *p.Type != "openai" {
 		sink.Errorf(0, "", "%s.type must be \"openai\" (got %q)", key, *p.Type)
@@ -142,6 +153,12 @@ func checkProvider(sink *Sink, name string, p *providerFile) {
 	// just written a secret into a config file.
 	if p.APIKeyEnv != nil && *p.APIKeyEnv != "" && !envVarNameRE.MatchString(*p.APIKeyEnv) {
 		sink.Errorf(0, "", "%s.api_key_env must be the name of an environment variable (letters, digits and '_'), not the key itself", key)
+	}
+}
+
+func checkWireAPI(sink *Sink, key, v string) {
+	if !slices.Contains(wireAPIs, v) {
+		sink.Errorf(0, "", "%s.wire_api must be %q or %q (got %q)", key, wireAPIs[0], wireAPIs[1], v)
 	}
 }
 
@@ -176,8 +193,17 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		s.MCPServers = append(s.MCPServers, m)
 	}
 	for _, name := range sortedKeys(f.Providers) {
+		if isBuiltinProvider(name) {
+			// Checked: an entry that sets wire_api only.
+			if s.BuiltinWireAPI == nil {
+				s.BuiltinWireAPI = map[string]string{}
+			}
+			s.BuiltinWireAPI[name] = *f.Providers[name].WireAPI
+			continue
+		}
 		p := s.Providers[name]
 		if pf := f.Providers[name]; pf != nil {
+			setString(&p.WireAPI, pf.WireAPI, "providers."+name+".wire_api")
 			setString(&p.Type, pf.Type, "providers."+name+".type")
 			setString(&p.BaseURL, pf.BaseURL, "providers."+name+".base_url")
 			setString(&p.APIKeyEnv, pf.APIKeyEnv, "providers."+name+".api_key_env")

@@ -224,14 +224,14 @@ func NewModels(s *config.Settings, dir string) *providers.Registry {
 	}
 	custom := map[string]providers.Custom{}
 	for name, p := range s.Providers {
-		custom[name] = providers.Custom{Type: p.Type, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv}
+		custom[name] = providers.Custom{Type: p.Type, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, WireAPI: p.WireAPI}
 	}
 	resp := s.ResponseTimeout
 	if resp == 0 {
 		resp = -1 // as for idle
 	}
-	return providers.NewRegistry(providers.Config{Custom: custom, Retry: s.Retry, IdleTimeout: idle, ResponseTimeout: resp, Dir: dir,
-		OtherKeyEnv: searchKeyEnv(s.Search)})
+	return providers.NewRegistry(providers.Config{Custom: custom, BuiltinWireAPI: s.BuiltinWireAPI, Retry: s.Retry,
+		IdleTimeout: idle, ResponseTimeout: resp, Dir: dir, OtherKeyEnv: searchKeyEnv(s.Search)})
 }
 
 // LintOptions are the checks Load applies to agent files: which providers

@@ -20,6 +20,7 @@ func (r *Registry) buildOpenAI() (llm.Provider, error) {
 	if opts.APIKey == "" {
 		return nil, missingKey(OpenAI, "OPENAI_API_KEY")
 	}
+	opts.WireAPI = r.cfg.BuiltinWireAPI[OpenAI]
 	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
 	g := r.gate(OpenAI, opts.BaseURL, opts.APIKey)
 	opts.HTTPClient = g.Client(opts.HTTPClient)
@@ -29,6 +30,7 @@ func (r *Registry) buildOpenAI() (llm.Provider, error) {
 func (r *Registry) buildOllama() (llm.Provider, error) {
 	// A local Ollama needs no key.
 	opts := openai.OllamaFromEnv(r.getenv)
+	opts.WireAPI = r.cfg.BuiltinWireAPI[Ollama]
 	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
 	g := r.gate(Ollama, opts.BaseURL, opts.APIKey)
 	opts.HTTPClient = g.Client(opts.HTTPClient)
@@ -71,6 +73,7 @@ func (r *Registry) buildCustom(name string, c Custom) (llm.Provider, error) {
 	opts := openai.Options{
 		Name:            name,
 		BaseURL:         c.BaseURL,
+		WireAPI:         c.WireAPI,
 		IdleTimeout:     r.cfg.IdleTimeout,
 		ResponseTimeout: r.cfg.ResponseTimeout,
 		Secrets:         r.Secrets(),

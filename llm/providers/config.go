@@ -18,6 +18,11 @@ type Custom struct {
 	// APIKeyEnv names the environment variable holding the key; "" means
 	// the server needs no key.
 	APIKeyEnv string
+	// WireAPI is the API the server speaks (openai.Options.WireAPI): ""
+	// is chat completions, which every compatible server has, unless
+	// BaseURL is OpenAI's own; "responses" for a server with OpenAI's
+	// Responses API.
+	WireAPI string
 }
 
 // Config configures a Registry.
@@ -25,6 +30,11 @@ type Config struct {
 	// Custom maps a provider name to its definition. A name may not be one
 	// of BuiltinNames.
 	Custom map[string]Custom
+	// BuiltinWireAPI is the API the built-in openai and ollama providers
+	// speak, by name (openai.Options.WireAPI); a provider not named
+	// chooses by its base URL and model: OpenAI's Responses API for
+	// OpenAI's models at OpenAI's own host, chat completions otherwise.
+	BuiltinWireAPI map[string]string
 	// Retry is the policy every provider is wrapped in.
 	Retry llm.RetryPolicy
 	// IdleTimeout fails a stream silent this long; 0 means each adapter's
