@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )
@@ -83,15 +84,17 @@ type Spec struct {
 	LimitStops bool
 }
 
-// Status is how a run ended.
-type Status string
+// Status is how a run ended (package ledger defines the statuses of
+// every run, this loop's among them).
+type Status = ledger.Status
 
+// The statuses a run of the loop ends with.
 const (
-	StatusOK        Status = "ok"
-	StatusMaxTurns  Status = "max_turns"
-	StatusError     Status = "error"
-	StatusTimeout   Status = "timeout"
-	StatusCancelled Status = "cancelled"
+	StatusOK        = ledger.StatusOK
+	StatusMaxTurns  = ledger.StatusMaxTurns
+	StatusError     = ledger.StatusError
+	StatusTimeout   = ledger.StatusTimeout
+	StatusCancelled = ledger.StatusCancelled
 )
 
 // Result is the outcome of a run. It is returned for every outcome, so a

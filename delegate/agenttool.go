@@ -13,9 +13,6 @@ import (
 	"github.com/deputyhq/deputy/tool"
 )
 
-// KindTool is a run of a Go function wrapped by FuncTool.
-const KindTool Kind = "tool"
-
 // agentToolArgs are the arguments of an AgentTool.
 type agentToolArgs struct {
 	Task    string `json:"task" jsonschema:"what the agent should do"`

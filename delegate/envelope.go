@@ -9,19 +9,20 @@ import (
 	"github.com/deputyhq/deputy/llm"
 )
 
-// Status is how a delegated run ended.
-type Status string
+// Status is how a run ended (package ledger defines the statuses).
+type Status = ledger.Status
 
+// The statuses a run ends with.
 const (
-	StatusOK        Status = "ok"
-	StatusError     Status = "error"
-	StatusTimeout   Status = "timeout"
-	StatusCancelled Status = "cancelled"
+	StatusOK        = ledger.StatusOK
+	StatusError     = ledger.StatusError
+	StatusTimeout   = ledger.StatusTimeout
+	StatusCancelled = ledger.StatusCancelled
 	// StatusBudget: a budget or quota of the tree ran out, before the spawn
 	// (the child never ran) or while the child ran.
-	StatusBudget Status = "budget"
+	StatusBudget = ledger.StatusBudget
 	// StatusMaxTurns: the child used its turns without a final answer.
-	StatusMaxTurns Status = "max_turns"
+	StatusMaxTurns = ledger.StatusMaxTurns
 )
 
 // Envelope is the one result of a run, whatever happened. Front doors

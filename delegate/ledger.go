@@ -168,7 +168,7 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 			return
 		}
 	} else {
-		row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
+		row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: s.Kind,
 			Depth: s.Depth, Model: s.Model, Status: "running", StartedAt: start, Task: r.task, SessionID: r.sessionID,
 			Workdir: r.workdir}
 		if s.budget != nil { // RecordTree's runs have none
@@ -199,8 +199,8 @@ func (e *Engine) recordFinish(ctx context.Context, env *Envelope, s *Scope) {
 	if e.Ledger == nil {
 		return
 	}
-	row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: string(s.Kind),
-		Depth: s.Depth, Model: s.Model, Status: string(env.Status), Error: env.Error, StartedAt: env.StartedAt,
+	row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: s.Kind,
+		Depth: s.Depth, Model: s.Model, Status: env.Status, Error: env.Error, StartedAt: env.StartedAt,
 		FinishedAt: env.StartedAt.Add(env.Duration), InputTokens: env.Usage.InputTokens, OutputTokens: env.Usage.OutputTokens,
 		TreeInputTokens: env.TreeUsage.InputTokens, TreeOutputTokens: env.TreeUsage.OutputTokens, Turns: env.Turns, Output: env.Output,
 		CacheReadTokens: env.Usage.CacheReadTokens, CacheWriteTokens: env.Usage.CacheWriteTokens,

@@ -223,7 +223,7 @@ func (e *Engine) RecordTree(ctx context.Context, spec RunSpec, env *Envelope) {
 func (e *Engine) RecordSubmitted(ctx context.Context, spec RunSpec, executor string, ref ledger.TemporalRef, start time.Time) error {
 	s := remoteRoot(spec, spec.Label, spec.Model, start)
 	if e.Ledger != nil {
-		row := &ledger.Run{ID: s.RunID, RootID: s.RootID, Agent: s.Label, Kind: string(KindRoot), Model: s.Model,
+		row := &ledger.Run{ID: s.RunID, RootID: s.RootID, Agent: s.Label, Kind: KindRoot, Model: s.Model,
 			Status: ledger.StatusRunning, StartedAt: start, Task: spec.Task, SessionID: spec.SessionID, Workdir: spec.Workdir,
 			Executor: executor, Temporal: ref}
 		if err := e.Ledger.CreateRun(context.WithoutCancel(ctx), row); err != nil {

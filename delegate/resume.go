@@ -70,7 +70,7 @@ type ResumeRequest struct {
 // finished reports whether a child's recorded status is an answer its
 // parent may be given as it is. A child that was cut short from outside
 // (interrupted, cancelled, timed out) continues instead.
-func finished(status string) bool {
+func finished(status Status) bool {
 	switch status {
 	case ledger.StatusOK, ledger.StatusError, ledger.StatusMaxTurns, ledger.StatusBudget:
 		return true
@@ -324,8 +324,8 @@ type resumed struct {
 // envelope rebuilds a finished run's envelope, with its subtree, from the
 // ledger.
 func (p *resumePlan) envelope(row ledger.Run) *Envelope {
-	env := &Envelope{RunID: row.ID, ParentID: row.ParentID, Kind: Kind(row.Kind), Label: row.Agent, Task: row.Task, Model: row.Model,
-		Depth: row.Depth, Status: Status(row.Status), Output: row.Output, Error: row.Error,
+	env := &Envelope{RunID: row.ID, ParentID: row.ParentID, Kind: row.Kind, Label: row.Agent, Task: row.Task, Model: row.Model,
+		Depth: row.Depth, Status: row.Status, Output: row.Output, Error: row.Error,
 		Usage: llm.Usage{InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 			CacheReadTokens: row.CacheReadTokens, CacheWriteTokens: row.CacheWriteTokens, ReasoningTokens: row.ReasoningTokens},
 		TreeUsage: llm.Usage{InputTokens: row.TreeInputTokens, OutputTokens: row.TreeOutputTokens,

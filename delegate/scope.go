@@ -12,14 +12,17 @@ import (
 	"github.com/deputyhq/deputy/tool"
 )
 
-// Kind is how a run came to be.
-type Kind string
+// Kind is how a run came to be (package ledger defines the kinds).
+type Kind = ledger.Kind
 
+// The kinds of run the engine starts.
 const (
-	KindRoot      Kind = "root"
-	KindCallAgent Kind = "call_agent"
-	KindSubagent  Kind = "subagent"
-	KindSubquery  Kind = "subquery"
+	KindRoot      = ledger.KindRoot
+	KindCallAgent = ledger.KindCallAgent
+	KindSubagent  = ledger.KindSubagent
+	KindSubquery  = ledger.KindSubquery
+	// KindTool is a run of a Go function wrapped by FuncTool.
+	KindTool = ledger.KindTool
 )
 
 // Scope is what the engine knows of one run while it runs: where it sits in

@@ -125,7 +125,7 @@ func TestProviderStateGoesBackAndStaysOutOfResults(t *testing.T) {
 				t.Errorf("run %s message %d: thinking %q", r.Agent, m.Seq, m.Reasoning)
 			}
 		}
-		if answers == 0 && r.Kind != string(delegate.KindSubagent) { // a subagent's conversation is kept on request
+		if answers == 0 && r.Kind != delegate.KindSubagent { // a subagent's conversation is kept on request
 			t.Errorf("run %s recorded no answer", r.Agent)
 		}
 	}

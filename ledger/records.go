@@ -11,25 +11,41 @@ import (
 	"time"
 )
 
-// Kinds of run: how a run came to be.
+// Kind is how a run came to be. It is defined here, once, for the engine
+// (delegate.Kind), the ledger and its readers alike; a front door of a
+// program's own may start runs of a kind of its own.
+type Kind string
+
+// The kinds of run deputy starts.
 const (
-	KindRoot      = "root"       // started by the user
-	KindCallAgent = "call_agent" // a named agent called by call_agent
-	KindSubagent  = "subagent"   // an ad-hoc child made by the subagent tool
-	KindSubquery  = "subquery"   // an llm_query or [llm_tool_*] call
+	KindRoot      Kind = "root"       // started by the user
+	KindCallAgent Kind = "call_agent" // a named agent called by call_agent (or an AgentTool)
+	KindSubagent  Kind = "subagent"   // an ad-hoc child made by the subagent tool
+	KindSubquery  Kind = "subquery"   // an llm_query or [llm_tool_*] call
+	KindTool      Kind = "tool"       // a Go function wrapped by delegate.FuncTool
 )
 
-// Statuses a run can have. A ledger records whatever status it is given; these are
-// the ones deputy's engine sets, and StatusInterrupted (below) the one package store
-// sets for runs whose process died.
+// Status is how a run ended, or that it still runs. It is defined here,
+// once, for the turn loop (agent.Status), the engine (delegate.Status), the
+// ledger and its readers alike. A ledger records whatever status it is
+// given; these are the ones deputy sets.
+type Status string
+
+// The statuses of a run.
 const (
-	StatusRunning   = "running"
-	StatusOK        = "ok"
-	StatusError     = "error"
-	StatusTimeout   = "timeout"
-	StatusCancelled = "cancelled"
-	StatusBudget    = "budget"
-	StatusMaxTurns  = "max_turns"
+	StatusRunning   Status = "running"
+	StatusOK        Status = "ok"
+	StatusError     Status = "error"
+	StatusTimeout   Status = "timeout"
+	StatusCancelled Status = "cancelled"
+	// StatusBudget: a budget or quota of the tree ran out, before the
+	// spawn (the child never ran) or while the run ran.
+	StatusBudget Status = "budget"
+	// StatusMaxTurns: the run used its turns without a final answer.
+	StatusMaxTurns Status = "max_turns"
+	// StatusInterrupted is the status of a run whose process ended before
+	// the run did (package store sets it when it finds such runs).
+	StatusInterrupted Status = "interrupted"
 )
 
 // Run is one agent run, the root of a tree or a child in it.
@@ -38,10 +54,10 @@ type Run struct {
 	ParentID string // empty for a root run
 	RootID   string // the tree's root; CreateRun fills it in when empty
 	Agent    string // agent name, or the subagent's label
-	Kind     string // KindRoot, KindCallAgent, KindSubagent or KindSubquery
-	Depth    int    // 0 for the root
+	Kind     Kind
+	Depth    int // 0 for the root
 	Model    string
-	Status   string
+	Status   Status
 	Error    string
 
 	StartedAt  time.Time
@@ -101,15 +117,11 @@ type TemporalRef struct {
 	TaskQueue string
 }
 
-// StatusInterrupted is the status of a run whose process ended before the
-// run did (package store sets it when it finds such runs).
-const StatusInterrupted = "interrupted"
-
 // Attempt is one earlier attempt of a resumed run, as it ended.
 type Attempt struct {
 	RunID      string
 	Attempt    int
-	Status     string
+	Status     Status
 	Error      string
 	StartedAt  time.Time
 	FinishedAt time.Time

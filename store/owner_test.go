@@ -93,9 +93,10 @@ func TestOpenInterruptsOnlyDeadOwners(t *testing.T) {
 	db := rawDB(t, path)
 	insert := `INSERT INTO runs (id, root_id, kind, status, started_at, owner_pid, owner_host, owner_start) VALUES (?, ?, 'root', ?, ?, ?, ?, ?)`
 	rows := []struct {
-		id, status string
-		pid        int
-		host       string
+		id     string
+		status Status
+		pid    int
+		host   string
 	}{
 		{"DEAD", StatusRunning, dead, me.host},
 		{"DEAD-DONE", StatusOK, dead, me.host},
@@ -127,7 +128,7 @@ func TestOpenInterruptsOnlyDeadOwners(t *testing.T) {
 
 	s := openAt(t, path)
 	ctx := context.Background()
-	want := map[string]string{"DEAD": StatusInterrupted, "DEAD-DONE": StatusOK, "MINE": StatusRunning, "REMOTE": StatusRunning}
+	want := map[string]Status{"DEAD": StatusInterrupted, "DEAD-DONE": StatusOK, "MINE": StatusRunning, "REMOTE": StatusRunning}
 	for id, status := range want {
 		r, err := s.GetRun(ctx, id)
 		if err != nil {

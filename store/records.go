@@ -13,6 +13,9 @@ type (
 	MemoryEntry = ledger.MemoryEntry
 	Note        = ledger.Note
 	Attempt     = ledger.Attempt
+	// Kind and Status are a run's kind and status.
+	Kind   = ledger.Kind
+	Status = ledger.Status
 )
 
 // Kinds of run and the statuses deputy records; see package ledger.
@@ -21,6 +24,7 @@ const (
 	KindCallAgent = ledger.KindCallAgent
 	KindSubagent  = ledger.KindSubagent
 	KindSubquery  = ledger.KindSubquery
+	KindTool      = ledger.KindTool
 
 	StatusRunning   = ledger.StatusRunning
 	StatusOK        = ledger.StatusOK

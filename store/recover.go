@@ -38,7 +38,7 @@ func (s *Store) recoverInterrupted(ctx context.Context) error {
 		}
 		for _, o := range dead {
 			msg := fmt.Sprintf("process %d on host %q ended before the run finished", o.pid, o.host)
-			if _, err := t.exec(markInterrupted, StatusInterrupted, msg, o.pid, o.host, o.start); err != nil {
+			if _, err := t.exec(markInterrupted, string(StatusInterrupted), msg, o.pid, o.host, o.start); err != nil {
 				return fmt.Errorf("mark runs of process %d interrupted: %w", o.pid, err)
 			}
 		}

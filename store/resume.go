@@ -38,7 +38,7 @@ func (s *Store) ResumeRun(ctx context.Context, id string) (*Run, error) {
 		if err := t.queryRow(`SELECT owner_pid, owner_host FROM runs WHERE id = ?`, id).Scan(&pid, &host); err != nil {
 			return err
 		}
-		if _, err := t.exec(insertAttempt, id, before.Attempt, before.Status, before.Error,
+		if _, err := t.exec(insertAttempt, id, before.Attempt, string(before.Status), before.Error,
 			nanos(before.AttemptStartedAt), nanos(before.FinishedAt), before.Turns, pid, host); err != nil {
 			return err
 		}

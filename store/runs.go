@@ -70,8 +70,8 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		} else {
 			me := currentOwner()
 			_, err = t.exec(insertRun,
-				run.ID, nullString(run.ParentID), rootID, run.Agent, run.Kind, run.Depth, run.Model,
-				run.Status, run.Error, nanos(run.StartedAt), nanos(run.FinishedAt),
+				run.ID, nullString(run.ParentID), rootID, run.Agent, string(run.Kind), run.Depth, run.Model,
+				string(run.Status), run.Error, nanos(run.StartedAt), nanos(run.FinishedAt),
 				run.InputTokens, run.OutputTokens, run.TreeInputTokens, run.TreeOutputTokens,
 				run.Turns, run.Task, run.Output, nullString(run.SessionID),
 				me.pid, me.host, me.start, run.ToolCallID, run.Workdir,
@@ -124,8 +124,8 @@ func starting(r *Run) bool {
 func insertStartingRun(t *wtx, run *Run, rootID string) error {
 	pid, host, start := currentOwnerArgs()
 	_, err := t.exec(insertStartingRunSQL,
-		run.ID, nullStringArg(run.ParentID), rootID, run.Agent, wordArg(run.Kind), run.Depth, run.Model,
-		wordArg(run.Status), nanosArg(run.StartedAt), run.Task, pid, host, start, run.ToolCallID, run.Workdir,
+		run.ID, nullStringArg(run.ParentID), rootID, run.Agent, wordArg(string(run.Kind)), run.Depth, run.Model,
+		wordArg(string(run.Status)), nanosArg(run.StartedAt), run.Task, pid, host, start, run.ToolCallID, run.Workdir,
 		run.BudgetTokens, run.BudgetUSD)
 	return err
 }
@@ -153,7 +153,7 @@ func (s *Store) FinishRun(ctx context.Context, r *Run) error {
 	var n int64
 	queued := ledger.PendingFrom(ctx) != nil
 	err := s.writeOrQueue(ctx, func(t *wtx) error {
-		res, err := t.exec(finishRun, r.ID, wordArg(r.Status), r.Error, r.Output,
+		res, err := t.exec(finishRun, r.ID, wordArg(string(r.Status)), r.Error, r.Output,
 			r.InputTokens, r.OutputTokens, r.TreeInputTokens, r.TreeOutputTokens,
 			r.Turns, finished.UnixNano(), r.Model,
 			r.CacheReadTokens, r.CacheWriteTokens, r.TreeCacheReadTokens, r.TreeCacheWriteTokens,
@@ -301,8 +301,8 @@ func runsWithSuffix(ctx context.Context, db *sql.DB, suffix string) ([]Run, erro
 // RunFilter selects runs for ListRuns. Zero fields do not filter.
 type RunFilter struct {
 	Agent     string
-	Status    string
-	Kind      string
+	Status    Status
+	Kind      Kind
 	Since     time.Time // runs started at or after
 	RootsOnly bool      // only runs without a parent
 	Limit     int       // at most this many; 0 means no limit
@@ -324,10 +324,10 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 		add("agent = ?", f.Agent)
 	}
 	if f.Status != "" {
-		add("status = ?", f.Status)
+		add("status = ?", string(f.Status))
 	}
 	if f.Kind != "" {
-		add("kind = ?", f.Kind)
+		add("kind = ?", string(f.Kind))
 	}
 	if !f.Since.IsZero() {
 		// UnixNano wraps after 2262; a later Since matches nothing.

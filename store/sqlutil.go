@@ -114,10 +114,10 @@ func wordArg(s string) any {
 }
 
 var (
-	argCallAgent any = KindCallAgent
-	argSubagent  any = KindSubagent
-	argRunning   any = StatusRunning
-	argOK        any = StatusOK
+	argCallAgent any = string(KindCallAgent)
+	argSubagent  any = string(KindSubagent)
+	argRunning   any = string(StatusRunning)
+	argOK        any = string(StatusOK)
 	argUser      any = "user"
 	argAssistant any = "assistant"
 	argTool      any = "tool"

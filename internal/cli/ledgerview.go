@@ -172,15 +172,15 @@ type temporalView struct {
 // statusText is a run's status as the tables show it: a run on Temporal
 // says that it runs there.
 func (v runView) statusText() string {
-	if v.Executor != "" && v.Status == store.StatusRunning {
+	if v.Executor != "" && v.Status == string(store.StatusRunning) {
 		return v.Status + " on " + v.Executor
 	}
 	return v.Status
 }
 
 func viewRun(r *store.Run) runView {
-	v := runView{ID: r.ID, ParentID: r.ParentID, RootID: r.RootID, Agent: r.Agent, Kind: r.Kind, Depth: r.Depth,
-		Model: r.Model, Status: r.Status, Error: r.Error, StartedAt: r.StartedAt,
+	v := runView{ID: r.ID, ParentID: r.ParentID, RootID: r.RootID, Agent: r.Agent, Kind: string(r.Kind), Depth: r.Depth,
+		Model: r.Model, Status: string(r.Status), Error: r.Error, StartedAt: r.StartedAt,
 		Usage: llm.Usage{InputTokens: r.TreeInputTokens, OutputTokens: r.TreeOutputTokens,
 			CacheReadTokens: r.TreeCacheReadTokens, CacheWriteTokens: r.TreeCacheWriteTokens, ReasoningTokens: r.TreeReasoningTokens},
 		OwnUsage: llm.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
@@ -289,7 +289,7 @@ func printRunHeader(out io.Writer, v runView) {
 	if strings.TrimSpace(v.Task) != "" {
 		fmt.Fprintf(out, "task:\n%s\n", indent(strings.TrimRight(v.Task, "\n"), "    "))
 	}
-	if v.Temporal != nil && v.Status == store.StatusRunning {
+	if v.Temporal != nil && v.Status == string(store.StatusRunning) {
 		fmt.Fprintf(out, "It runs on Temporal: 'deputy runs resume %s' waits for it and records its tree here.\n", v.ID)
 	}
 }
@@ -354,7 +354,7 @@ func formatTime(t time.Time) string {
 // durationText is a run's wall time, or what it is doing instead.
 func durationText(v runView) string {
 	if v.FinishedAt == nil {
-		if v.Status == store.StatusRunning {
+		if v.Status == string(store.StatusRunning) {
 			return "running"
 		}
 		return "-"

@@ -26,7 +26,7 @@ type replayFlags struct {
 const errReplayUsage = "Must specify --list or --id"
 
 // childKinds are the kinds of run a parent spawns: what replay lists.
-var childKinds = []string{store.KindSubagent, store.KindCallAgent, store.KindSubquery}
+var childKinds = []store.Kind{store.KindSubagent, store.KindCallAgent, store.KindSubquery}
 
 func newReplayCmd(g *globalFlags) *cobra.Command {
 	f := &replayFlags{}

@@ -79,7 +79,7 @@ runs too (call_agent, subagent and subquery runs).
 }
 
 func listRuns(cmd *cobra.Command, g *globalFlags, f *runsListFlags) error {
-	filter := store.RunFilter{Agent: f.agent, Status: f.status, RootsOnly: !f.all, Limit: f.limit}
+	filter := store.RunFilter{Agent: f.agent, Status: store.Status(f.status), RootsOnly: !f.all, Limit: f.limit}
 	if f.limit < 0 {
 		return configErrf("--limit must not be negative (got %d)", f.limit)
 	}
@@ -281,7 +281,7 @@ func loadConversation(cmd *cobra.Command, st *store.Store, id string, lastOf ...
 		return nil, failed(err)
 	}
 	for _, a := range atts {
-		c.Attempts = append(c.Attempts, attemptView{Attempt: a.Attempt, Status: a.Status, Error: a.Error,
+		c.Attempts = append(c.Attempts, attemptView{Attempt: a.Attempt, Status: string(a.Status), Error: a.Error,
 			StartedAt: a.StartedAt, FinishedAt: a.FinishedAt, Turns: a.Turns})
 	}
 	mem, err := st.TreeMemory(ctx, r.RootID)
@@ -327,7 +327,7 @@ func printConversationSection(out io.Writer, c *conversation) {
 		printConversation(out, c.Messages)
 		return
 	}
-	if c.Run.Kind == store.KindSubagent {
+	if c.Run.Kind == string(store.KindSubagent) {
 		fmt.Fprintln(out, "    (no messages stored: sub-agent conversations are kept when agent.subagent.persistence_enabled is true)")
 		return
 	}
