@@ -10,6 +10,7 @@ import (
 
 	"github.com/deputyhq/deputy/config/internal/osfile"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/permission"
 )
 
 // Defaults and limits of [sub_agents_config], from the call_agent spec.
@@ -62,6 +63,12 @@ type Agent struct {
 	// a tool's name, or mcp__<server> for all of a server's tools. They
 	// are what lets an agent with every tool (ToolsAll) run without some.
 	DisallowedTools []string
+	// Permissions are the agent's permission rules and mode ([permissions],
+	// a Claude Code agent's permissionMode and the patterns of its
+	// disallowedTools). They bound the agent's own calls and every call of
+	// its subtree; the engine adds them below its ancestors' (rules only
+	// narrow).
+	Permissions permission.Rules
 	// MaxTurns is the turn limit; 0 means the caller's default.
 	MaxTurns int
 	// OutputSchema, when set, is the JSON Schema the agent's final answer

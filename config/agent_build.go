@@ -85,6 +85,7 @@ func buildAgent(full Fields, path string, ff agentFormat, d *Dialect, name strin
 	if hosts, ok := f.StrList("allowed_hosts"); ok {
 		a.AllowedHosts = f.CheckNames("allowed_hosts", hosts)
 	}
+	permissionsTable(f, a)
 	if d != nil && d.Map != nil {
 		d.Map(full, a)
 	}

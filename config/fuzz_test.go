@@ -61,6 +61,7 @@ func checkAgent(t *testing.T, a *Agent, diags Diagnostics) {
 // inputs are committed under testdata/fuzz/<target>/.
 var (
 	seedsTOML = []string{
+		"name = \"a\"\nmodel = \"inherit\"\n[permissions]\nallow = [\"terminal(git:*)\"]\nask = [\"Bash(rm:*)\", \"fetch(x)\"]\ndeny = 3\nmode = \"plan\"\n",
 		"name = \"a\"\nmodel = \"openai/gpt-4.1\"\n[sub_agents_config]\nmax_depth = 7\ntimeout = 0\n",
 		"name = \"a\"\nmodel = \"inherit\"\nparams = { temperature = \"hot\" }\n[memory]\nsize = 3\n",
 		"name = \"a\"\nsystem_prompt = \"\"\"\nbogus = 1\n\"\"\"\n[[mcp_servers]]\nname = \"x\"\n",
@@ -69,6 +70,7 @@ var (
 		"name = \"a\"\nmodel = \"inherit\"\n[params.response_format]\ntype = \"json_schema\"\njson_schema = { schema = '{\"type\": 3}' }\n",
 	}
 	seedsMarkdown = []string{
+		"---\nname: a\npermissionMode: dontAsk\ndisallowedTools: Bash(rm:*), Edit(//x), Agent(y), WebSearch(q)\npermissions: {ask: [fetch], mode: auto}\n---\n",
 		"---\nname: a\ntools: Read, Agent(x, y)\nmaxTurns: 3\nmax_turns: 4\n---\nbody",
 		"---\nname: a\nsub_agents_config: {max_depth: 6, timeout: 2m}\nparams:\n  top_p: 1\n---\n",
 		"---\n- a\n---\n",
@@ -77,6 +79,7 @@ var (
 		"---\nname: a\noutput_schema: '{\"type\":\"array\"}'\nscratchpad: yes\n---\n",
 	}
 	seedsSettings = []string{
+		"permissions:\n  allow: [terminal(git:*)]\n  ask: ['Bash(rm:*)', 'mcp__x__*']\n  deny: [write_file(/etc/**), fetch(x)]\n  mode: acceptEdits\napproval_timeout: 0s\n",
 		"agent:\n  subagent:\n    max_depth: 11\n    max_total_time: -10\n",
 		"retry:\n  max_delay: soon\nconcurency: 3\n",
 		"providers:\n  local: {base_url: 'ftp://x', api_key_env: sk-1}\n  openai: {}\n",

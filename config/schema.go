@@ -74,7 +74,8 @@ var tomlAgentSchema = table(map[string]*keySpec{
 	"effort":    leaf(),
 	"isolation": leaf(),
 	// deputy's budget; axe's max_tokens is the same cap as tokens.
-	"budget": budgetSchema(),
+	"budget":      budgetSchema(),
+	"permissions": permissionsSchema(),
 })
 
 // The front matter keys of deputy's Markdown agent. Claude Code's own keys
@@ -105,7 +106,8 @@ var mdAgentSchema = table(map[string]*keySpec{
 		"temperature": leaf(),
 		"max_tokens":  leaf(),
 	}),
-	"budget": budgetSchema(),
+	"budget":      budgetSchema(),
+	"permissions": permissionsSchema(),
 })
 
 func subAgentsConfigSchema() *keySpec {
@@ -192,5 +194,16 @@ func budgetSchema() *keySpec {
 		"usd":        leaf(),
 		"time":       leaf(),
 		"turns":      leaf(),
+	})
+}
+
+// permissionsSchema is the permissions table: the agent's permission
+// rules and mode (permissionsTable).
+func permissionsSchema() *keySpec {
+	return table(map[string]*keySpec{
+		"allow": leaf(),
+		"ask":   leaf(),
+		"deny":  leaf(),
+		"mode":  leaf(),
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
+	"github.com/deputyhq/deputy/permission"
 )
 
 // maxSettingsSize bounds config.yaml.
@@ -54,6 +55,9 @@ type Settings struct {
 	// ResponseTimeout bounds the wait for a non-streaming model call's
 	// answer; 0 disables the check.
 	ResponseTimeout time.Duration
+	// ApprovalTimeout bounds the wait for a person's answer to one
+	// approval or question; no answer by then is a deny.
+	ApprovalTimeout time.Duration
 	Fetch           FetchSettings
 	Search          SearchSettings
 	Terminal        TerminalSettings
@@ -153,6 +157,9 @@ type PermissionSettings struct {
 	Paths []string
 	// Hosts are the hosts fetch may reach.
 	Hosts []string
+	// Rules are the permission rules and mode of every call of every
+	// run (allow, ask, deny, mode); the rules of every file add up.
+	Rules permission.Rules
 }
 
 // LimitSettings bound what enters a run. Zero means the default.
@@ -224,6 +231,7 @@ func DefaultSettings() *Settings {
 		},
 		StreamIdleTimeout: DefaultStreamIdleTimeout,
 		ResponseTimeout:   DefaultResponseTimeout,
+		ApprovalTimeout:   DefaultApprovalTimeout,
 		Terminal:          TerminalSettings{Sandbox: true},
 		Search:            SearchSettings{Mode: SearchAuto, MaxResults: 5},
 		Limits: LimitSettings{

@@ -27,6 +27,7 @@ type settingsFile struct {
 	Retry             *retryFile                 `yaml:"retry"`
 	StreamIdleTimeout *duration                  `yaml:"stream_idle_timeout"`
 	ResponseTimeout   *duration                  `yaml:"response_timeout"`
+	ApprovalTimeout   *duration                  `yaml:"approval_timeout"`
 	Fetch             *fetchFile                 `yaml:"fetch"`
 	Search            *searchFile                `yaml:"search"`
 	Terminal          *terminalFile              `yaml:"terminal"`
@@ -82,6 +83,10 @@ type permissionsFile struct {
 	DenyTools *[]string `yaml:"deny_tools"`
 	Paths     *[]string `yaml:"paths"`
 	Hosts     *[]string `yaml:"hosts"`
+	Allow     *[]string `yaml:"allow"`
+	Ask       *[]string `yaml:"ask"`
+	Deny      *[]string `yaml:"deny"`
+	Mode      *string   `yaml:"mode"`
 }
 
 // priceFile is one model's price in US dollars per million tokens.

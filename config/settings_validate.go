@@ -14,6 +14,7 @@ import (
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
+	"github.com/deputyhq/deputy/permission"
 )
 
 var envVarNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -52,6 +53,27 @@ func (f *settingsFile) check(sink *Sink) {
 	}
 	notNegative("stream_idle_timeout", f.StreamIdleTimeout)
 	notNegative("response_timeout", f.ResponseTimeout)
+	positive("approval_timeout", f.ApprovalTimeout)
+	if p := f.Permissions; p != nil {
+		for _, l := range []struct {
+			key  string
+			list *[]string
+		}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
+			if l.list == nil {
+				continue
+			}
+			for _, text := range *l.list {
+				if _, err := permission.Parse(text); err != nil {
+					sink.Errorf(0, "", "permissions.%s: %s", l.key, err.Error())
+				}
+			}
+		}
+		if p.Mode != nil {
+			if _, err := permission.ParseMode(*p.Mode); err != nil {
+				sink.Errorf(0, "", "permissions.mode: %s", err.Error())
+			}
+		}
+	}
 	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
 		for _, h := range *f.Fetch.AllowHosts {
 			if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ \t") {
@@ -250,6 +272,7 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 	}
 	setDur(&s.StreamIdleTimeout, f.StreamIdleTimeout)
 	setDur(&s.ResponseTimeout, f.ResponseTimeout)
+	setDur(&s.ApprovalTimeout, f.ApprovalTimeout)
 	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
 		s.Fetch.AllowHosts = append([]string{}, *f.Fetch.AllowHosts...)
 	}
@@ -284,6 +307,24 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		set(&s.Permissions.Hosts, p.Hosts)
 		if p.Paths != nil {
 			s.Permissions.Paths = expandPaths(*p.Paths)
+		}
+		// Rules of every file add up: a file read later cannot take back
+		// a deny an earlier one wrote.
+		for _, l := range []struct {
+			list *[]string
+			dst  *[]permission.Rule
+		}{{p.Allow, &s.Permissions.Rules.Allow}, {p.Ask, &s.Permissions.Rules.Ask}, {p.Deny, &s.Permissions.Rules.Deny}} {
+			if l.list == nil {
+				continue
+			}
+			for _, text := range *l.list {
+				if r, err := permission.Parse(text); err == nil { // checked by check
+					*l.dst = AppendRules(*l.dst, []permission.Rule{r}, path)
+				}
+			}
+		}
+		if p.Mode != nil {
+			s.Permissions.Rules.Mode, _ = permission.ParseMode(*p.Mode)
 		}
 	}
 	if l := f.Limits; l != nil {

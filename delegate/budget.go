@@ -66,6 +66,10 @@ type Tree struct {
 	notes *scratchpad
 	// hooks are the root run's Hooks, for every run of the tree.
 	hooks *Hooks
+	// engine is the engine the tree runs on, for ask_user (AskUser); asks
+	// are the tree's answers to requests to a person (approve.go).
+	engine *Engine
+	asks   treeAsks
 	// tools are the agents' own tools by toolsKey (agentTools), and
 	// offered the tool names of those registries (noteOffered): shared by
 	// the runs of the tree, read-only.

@@ -19,12 +19,14 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/approval"
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/isolate"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
+	"github.com/deputyhq/deputy/permission"
 	"github.com/deputyhq/deputy/tool"
 )
 
@@ -73,6 +75,12 @@ type Options struct {
 	// run's model has one, else the tool's API; config.SearchNative,
 	// config.SearchAPI or config.SearchOff.
 	WebSearch string
+	// Permissions are the permission rules and mode of every run (the
+	// settings' and the command's); each agent's own come below them.
+	Permissions permission.Rules
+	// ApprovalTimeout bounds the wait for a person's answer; 0 means
+	// config.DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration
 }
 
 // SubagentOptions are the agent.subagent settings.
@@ -119,6 +127,11 @@ type Engine struct {
 	// work back (isolation.go); nil runs every child in the shared
 	// directory.
 	Isolation Isolation
+	// Person is whoever runs the root: the approvals permission rules ask
+	// for and ask_user's questions, from every run of a tree, go to it
+	// (approve.go). nil is nobody: an ask is a deny at once, and ask_user
+	// answers that nobody is there.
+	Person approval.Asker
 	// StreamText makes every run stream its model calls, so that
 	// listeners see the text deltas of every agent, not only the root's.
 	StreamText bool
@@ -296,7 +309,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 	if req.Agent.Scratchpad {
 		tree.notes = newScratchpad()
 	}
-	tree.hooks = req.Hooks
+	tree.hooks, tree.engine = req.Hooks, e
 	return e.execute(ctx, nil, tree, id, &r)
 }
 

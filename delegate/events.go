@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/approval"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
 )
@@ -45,6 +46,14 @@ const (
 	// EventTodos: the run's task list changed (todo_write); Todos is the
 	// whole list as it is now. Stored, so runs show keeps each version.
 	EventTodos EventType = "todos"
+	// EventApprovalRequest: a call waits for a person's approval (Request);
+	// EventApprovalAnswer: the answer came (Request, Answer: who gave it,
+	// and when). EventQuestion and EventQuestionAnswer are the same for
+	// ask_user. They are stored: the ledger keeps who allowed what.
+	EventApprovalRequest EventType = "approval_request"
+	EventApprovalAnswer  EventType = "approval_answered"
+	EventQuestion        EventType = "question"
+	EventQuestionAnswer  EventType = "question_answered"
 )
 
 // Transient reports whether events of this type are only for live
@@ -98,6 +107,11 @@ type Event struct {
 	// (both 0 for the tree's own concurrency cap).
 	Limit    int
 	InFlight int
+
+	// Request is, on the approval and question events, what is asked;
+	// Answer, on their answers, what came back.
+	Request *approval.Request
+	Answer  *approval.Answer
 
 	Agent *agent.Event
 	// CostUSD is, on the EventProgress of a model call that finished, what

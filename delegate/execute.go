@@ -24,7 +24,7 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 		return e.failedToStart(ctx, parent, s, r, err)
 	}
 	s.Deadline = deadlineOf(ctx, parent, s, r.timeout)
-	runCtx, cancel := runContext(ctx, s.Deadline)
+	runCtx, cancel := e.runContextOf(ctx, s.Deadline, s)
 	defer cancel()
 	e.running.add(id, cancel)
 	defer e.running.remove(id)
@@ -50,7 +50,9 @@ func (e *Engine) newScope(parent *Scope, tree *Tree, id string, r *run) *Scope {
 		Model: r.model, effort: r.params.Effort, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree, mcpOwner: r.agent}
 	s.inSubquery = r.kind == KindSubquery
 	s.worktree = r.worktree
+	s.perms = e.permsFor(parent, r.agent)
 	if parent != nil {
+		s.parent = parent
 		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
 		s.inSubquery = s.inSubquery || parent.inSubquery
 		if s.mcpOwner == nil {

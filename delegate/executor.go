@@ -8,6 +8,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/price"
+	"github.com/deputyhq/deputy/permission"
 )
 
 // Executor decides where an admitted child run executes: in this process,
@@ -110,6 +111,9 @@ type RunSpec struct {
 	// DepthCap is the smallest max_depth the run's ancestors set
 	// themselves (0 when none does): it bounds subagent nesting too.
 	DepthCap int `json:"depth_cap,omitempty"`
+	// Permissions are the permission rules the run's ancestors leave it
+	// (its parent's chain); its own agent's come below them.
+	Permissions permission.Chain `json:"permissions,omitempty"`
 	// Quotas are the tree's quotas, set on a root by Describe when the
 	// settings have any, for an executor that counts the tree itself
 	// (package durable: the root workflow keeps the TreeCount, the other
@@ -149,7 +153,7 @@ func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
 	sp.Timeout, sp.MaxTurns, _ = budgetLimits(sp.Budget.Time, sp.Budget.Turns, sp.Timeout, sp.MaxTurns)
 	if parent != nil {
 		sp.ParentID, sp.RootID, sp.Depth = parent.RunID, parent.RootID, parent.Depth+1
-		sp.MaxDepth, sp.DepthCap = parent.maxDepth, parent.depthCap
+		sp.MaxDepth, sp.DepthCap, sp.Permissions = parent.maxDepth, parent.depthCap, parent.perms
 		if r.agent == nil && parent.mcpOwner != nil {
 			sp.MCPAgent = parent.mcpOwner.Name
 		}

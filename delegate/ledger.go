@@ -306,6 +306,10 @@ func (e *Engine) storeEvent(ctx context.Context, ev *Event) {
 	if e.Ledger == nil || ev.Type.Transient() || ev.RunID == "" {
 		return
 	}
+	if ev.Request != nil {
+		e.appendEvent(ctx, ev, approvalFields(ev))
+		return
+	}
 	// In the keys' sorted order (see eventFields). Sized for the usual
 	// fields at once: a child writes two of these, and growing the
 	// buffer from empty took four allocations each.
@@ -353,7 +357,11 @@ func (e *Engine) storeEvent(ctx context.Context, ev *Event) {
 	if ended {
 		f.int("turns", int64(ev.Turns))
 	}
-	raw := f.bytes()
+	e.appendEvent(ctx, ev, f.bytes())
+}
+
+// appendEvent writes one event with its fields.
+func (e *Engine) appendEvent(ctx context.Context, ev *Event, raw []byte) {
 	err := e.Ledger.AppendEvent(ctx, &ledger.Event{RunID: ev.RunID, RootID: ev.RootID, Type: string(ev.Type), Fields: raw, At: ev.Time})
 	if err != nil && e.Logger != nil && !errors.Is(err, ledger.ErrNotOpen) {
 		// Telemetry: one warning, not one per event of a failing ledger

@@ -78,6 +78,10 @@ func (p *Policy) Check(name string) error {
 			return subqueryToolViolation(name)
 		}
 	}
+	if p.Kind == KindSubagent && name == ToolAskUser {
+		// xzatoma's sub-agents work autonomously: nobody answers them.
+		return &PolicyError{Tool: name, Msg: "tool 'ask_user' is not available to subagents: a subagent works on its own, and nobody answers its questions"}
+	}
 	if d := p.Doors[name]; d != nil {
 		if err := d.Allow(p); err != nil {
 			return err

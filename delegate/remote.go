@@ -144,6 +144,13 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 		Label: spec.Label, Workdir: spec.Workdir, Model: spec.Model, agent: r.agent, base: base, subagentOn: spec.SubagentOn,
 		tree: newTree(spec.RootID, e.Quotas, e.Concurrency), mcpOwner: owner, inSubquery: spec.Kind == KindSubquery}
 	narrowMaxDepth(s, spec.MaxDepth, spec.DepthCap)
+	if spec.ParentID == "" {
+		s.perms = e.permsFor(nil, r.agent)
+	} else if r.agent != nil {
+		s.perms = spec.Permissions.With(&r.agent.Permissions)
+	} else {
+		s.perms = spec.Permissions
+	}
 	return s, r, nil
 }
 

@@ -117,8 +117,9 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 		return fail(err)
 	}
 	tree := newTree(root.ID, e.Quotas, e.Concurrency)
-	tree.resume = plan
+	tree.resume, tree.engine = plan, e
 	tree.isolation = root.Isolation
+	e.keepAnswers(ctx, rl, tree)
 	if req.Agent.Scratchpad {
 		tree.notes = e.loadScratchpad(ctx, root.ID)
 	}

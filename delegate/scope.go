@@ -9,6 +9,7 @@ import (
 	"github.com/deputyhq/deputy/isolate"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/permission"
 	"github.com/deputyhq/deputy/tool"
 )
 
@@ -80,6 +81,15 @@ type Scope struct {
 	inSubquery bool
 
 	tree *Tree
+	// parent is the run's parent in this process (nil for a root, and for
+	// a run rebuilt from its RunSpec).
+	parent *Scope
+	// perms are the permission rules that bound the run's calls: the
+	// run's settings' and each agent's from the root down (permsFor).
+	perms permission.Chain
+	// clock is the run's context when its deadline can stop while it
+	// waits for a person; nil otherwise.
+	clock *clock
 	// provider and ref are the run's model as Models.ForModel resolved it
 	// (unwrapped), for children on the same model.
 	provider llm.Provider

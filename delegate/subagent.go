@@ -202,7 +202,14 @@ func (e *Engine) subagent(ctx context.Context, caller *Scope, in SubagentInput) 
 	if caller == nil {
 		return nil, errors.New(execFailedPrefix + "no caller scope")
 	}
+	// A subagent never asks the user (xzatoma's sub-agents work on their
+	// own): ask_user is not among the caller's tools it can have.
 	base := caller.base
+	if base != nil {
+		if _, ok := base.Get(ToolAskUser); ok {
+			base = base.Without(ToolAskUser)
+		}
+	}
 	if in.AllowedTools != nil {
 		narrowed, err := base.Narrow(in.AllowedTools)
 		if err != nil {

@@ -108,13 +108,16 @@ func (e *Engine) policyFor(s *Scope) *Policy {
 // runs (agent.Spec.Guard). Refusals are events, and a refused call of a
 // front door that answers in its own shape (subagent) answers so.
 func (e *Engine) guard(s *Scope, p *Policy) func(context.Context, llm.ToolCall) error {
-	return func(_ context.Context, call llm.ToolCall) error {
+	return func(ctx context.Context, call llm.ToolCall) error {
 		// What the run's children that have ended wrote is on disk before
 		// another tool call of the run runs (ledger.go).
 		e.settleHanded(s)
 		err := p.Check(call.Name)
 		if err == nil {
-			return nil
+			// The permission rules, and a person when they ask.
+			if err = e.permit(ctx, s, call); err == nil {
+				return nil
+			}
 		}
 		render, renders := p.Doors[call.Name].(refusalRenderer)
 		var label string

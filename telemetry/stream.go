@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/approval"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
@@ -68,6 +69,24 @@ type StreamEvent struct {
 
 	// Todos is the run's whole task list, on todos.
 	Todos []tool.TodoItem `json:"todos,omitempty"`
+	// ID names a request to the person (approval_request, question); an
+	// answer on stdin names it back, and its answered event carries it.
+	ID string `json:"id,omitempty"`
+	// Path is the labels of the runs from the root to the one asking.
+	Path []string `json:"path,omitempty"`
+	// Detail is what a person reads of the call (the command, a diff),
+	// Why what asks for the approval, AlwaysRules what "always" allows.
+	Detail      string   `json:"detail,omitempty"`
+	Why         string   `json:"why,omitempty"`
+	AlwaysRules []string `json:"always_rules,omitempty"`
+	Question    string   `json:"question,omitempty"`
+	// Decision (allow or deny), Always, Reason, Answer and AnsweredBy
+	// (person, rule, timeout, nobody, cancelled) are an answer's.
+	Decision   string  `json:"decision,omitempty"`
+	Always     bool    `json:"always,omitempty"`
+	Reason     string  `json:"reason,omitempty"`
+	Answer     *string `json:"answer,omitempty"`
+	AnsweredBy string  `json:"answered_by,omitempty"`
 }
 
 // Stream writes the engine's events as JSON lines (`deputy run
@@ -153,7 +172,34 @@ func StreamEventOf(ev delegate.Event) (StreamEvent, bool) {
 		se.CostUSD = &ev.Envelope.CostUSD
 	}
 	se.Tool, se.OriginalSize, se.TruncatedSize, se.MaxDepth = ev.Tool, ev.OriginalSize, ev.TruncatedSize, ev.MaxDepth
+	if r := ev.Request; r != nil {
+		requestEvent(&se, r, ev.Answer)
+	}
 	return se, true
+}
+
+// requestEvent fills in a request to the person and, on its answered
+// event, the answer.
+func requestEvent(se *StreamEvent, r *approval.Request, a *approval.Answer) {
+	se.ID, se.Path, se.ToolCallID = r.ID, r.Path, r.ToolCallID
+	if r.Kind == approval.KindQuestion {
+		se.Question = r.Question
+	} else {
+		args := string(r.Arguments)
+		se.Arguments, se.Detail, se.Why, se.AlwaysRules = &args, r.Detail, r.Why, r.Always
+	}
+	if a == nil {
+		return
+	}
+	se.AnsweredBy = a.By
+	switch {
+	case r.Kind == approval.KindQuestion && a.Allow:
+		se.Answer = &a.Text
+	case a.Allow:
+		se.Decision, se.Always = "allow", a.Always
+	case r.Kind == approval.KindApproval:
+		se.Decision, se.Reason = "deny", a.Text
+	}
 }
 
 func loopEvent(se StreamEvent, ev delegate.Event) (StreamEvent, bool) {

@@ -24,6 +24,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deputyhq/deputy/approval"
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/delegate"
@@ -32,6 +33,7 @@ import (
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/llm/providers"
 	"github.com/deputyhq/deputy/mcp"
+	"github.com/deputyhq/deputy/permission"
 	"github.com/deputyhq/deputy/store"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/tool"
@@ -84,9 +86,16 @@ type Workspace struct {
 	Logger          *slog.Logger
 	// TracerProvider receives the runs' spans; nil traces nothing.
 	TracerProvider trace.TracerProvider
-	// AskUser answers the ask_user tool; nil leaves the tool reporting that
-	// nobody is there to ask. Set it before the first run.
-	AskUser func(ctx context.Context, question string) (string, error)
+	// Person is whoever runs the roots of the runs: the approvals that
+	// permission rules ask for and ask_user's questions, from any depth,
+	// go to it. nil is nobody: an ask is a deny at once, and ask_user
+	// answers that nobody is there. Set it before building an engine.
+	Person approval.Asker
+	// Permissions are the permission rules and mode of every run:
+	// config.yaml's permissions and those of Claude Code's settings.json
+	// files. A front end may add its own (--ask-tool) before building an
+	// engine; each agent's own rules come below them.
+	Permissions permission.Rules
 	// Grant is what every run may use; New sets it from config.yaml's
 	// permissions, and a front end may narrow it further (--allow-tool,
 	// --deny-tool) before building an engine.
@@ -156,7 +165,38 @@ func Load(opts Options) (*Workspace, error) {
 	w.Models = NewModels(w.Settings, dir)
 	w.MCP.Secrets = w.Models.Secrets()
 	w.Grant = GrantOf(w.Settings.Permissions, dir)
+	// Claude Code's settings files' permissions bound every run too.
+	fromClaude, diags := claude.Permissions(claude.Dirs(dir))
+	w.Warnings = append(w.Warnings, diags...)
+	w.Permissions = MergeRules(w.Settings.Permissions.Rules, fromClaude)
+	w.Grant = w.Grant.Restrict(nil, BareDenies(w.Permissions))
 	return w, nil
+}
+
+// MergeRules adds the rules of b to a's (a's mode wins when it has one):
+// rules from every source add up, so none takes back another's deny.
+func MergeRules(a, b permission.Rules) permission.Rules {
+	out := permission.Rules{Mode: a.Mode}
+	if out.Mode == permission.ModeNone {
+		out.Mode = b.Mode
+	}
+	out.Allow = append(slices.Clone(a.Allow), b.Allow...)
+	out.Ask = append(slices.Clone(a.Ask), b.Ask...)
+	out.Deny = append(slices.Clone(a.Deny), b.Deny...)
+	return out
+}
+
+// BareDenies are the tools a deny rule without a pattern names exactly
+// (terminal, mcp__github): no agent is offered them, as in Claude Code,
+// where such a rule takes the tool out of the model's context.
+func BareDenies(rs permission.Rules) []string {
+	var out []string
+	for _, r := range rs.Deny {
+		if r.Pattern == "" && !strings.Contains(r.Tool, "*") && !slices.Contains(out, r.Tool) {
+			out = append(out, r.Tool)
+		}
+	}
+	return out
 }
 
 // mcpServers are the MCP servers every agent may use: config.yaml's, then
@@ -351,7 +391,7 @@ func (w *Workspace) Agent(name string) (*config.Agent, config.Diagnostics, error
 		// A tool the grant refuses is said once, here, not at its first call.
 		for _, n := range w.Grant.Refused(t) {
 			relevant = append(relevant, config.Diagnostic{File: t.Path, Line: t.KeyLine("tools"), Key: "tools", Severity: config.Warning,
-				Message: fmt.Sprintf("tool %q is not granted (permissions in config.yaml, --allow-tool, --deny-tool); agent %q runs without it", n, t.Name)})
+				Message: fmt.Sprintf("tool %q is not granted (permissions in config.yaml or .claude/settings.json, --allow-tool, --deny-tool); agent %q runs without it", n, t.Name)})
 		}
 	}
 	relevant = relevant.Sorted()
@@ -411,7 +451,7 @@ func (w *Workspace) Tools(workdir string) *tool.Registry {
 	s := w.Settings
 	r := builtin.New(builtin.Options{
 		Workdir:            workdir,
-		AskUser:            w.AskUser,
+		AskUser:            delegate.AskUser,
 		FetchAllowHosts:    s.Fetch.AllowHosts,
 		FetchMaxBytes:      int64(s.Limits.FetchMaxBytes),
 		OutputMaxBytes:     s.Limits.ToolOutputMaxBytes,
@@ -533,6 +573,7 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 	if w.Isolation != nil {
 		e.Isolation = w.Isolation
 	}
+	e.Person, e.Permissions, e.ApprovalTimeout = w.Person, w.Permissions, s.ApprovalTimeout
 	return e
 }
 

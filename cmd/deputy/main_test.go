@@ -60,6 +60,7 @@ func TestScripts(t *testing.T) {
 			"fake": cmdFake, "exits": cmdExits,
 			"echoheaders": cmdEchoHeaders, "nosecret": cmdNoSecret, "signal": cmdSignal, "noproc": cmdNoProc, "waitproc": cmdWaitProc,
 			"stream":    cmdStream,
+			"converse":  cmdConverse,
 			"term":      cmdTerm,
 			"npmmcp":    cmdNpmMCP,
 			"otlp":      cmdOTLP,

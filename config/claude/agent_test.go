@@ -11,6 +11,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/permission"
 	"github.com/deputyhq/deputy/tool/builtin"
 )
 
@@ -38,13 +39,14 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 		MaxTurns:        12,
 		SubAgentsConfig: config.DefaultSubAgentsConfig(),
 		Path:            path,
+		// permissionMode: acceptEdits asks before terminal commands.
+		Permissions: permission.Rules{Mode: permission.ModeAcceptEdits},
 	}
 	if d := cmp.Diff(want, a, cmpopts.IgnoreUnexported(config.Agent{})); d != "" {
 		t.Errorf("agent (-want +got):\n%s", d)
 	}
 	wantDiags := []string{
 		"warning: testdata/code-reviewer.md:6: color: key color is a Claude Code setting deputy ignores",
-		`warning: testdata/code-reviewer.md:7: permissionMode: "acceptEdits" is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with bypassPermissions); permissions in config.yaml and --deny-tool limit them`,
 	}
 	if d := cmp.Diff(wantDiags, configtest.DiagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
@@ -188,9 +190,23 @@ func TestParseAgentMarkdownPermissionMode(t *testing.T) {
 	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "fetch"}) {
 		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
 	}
-	a, diags = Dialect.ParseMarkdown([]byte("---\nname: p\ndescription: d\ntools: Read, Bash\npermissionMode: bypassPermissions\n---\nGo.\n"), "p.md")
-	if len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "terminal"}) {
-		t.Errorf("tools %v, diagnostics %v", a.Tools, diags)
+	if a.Permissions.Mode != permission.ModePlan {
+		t.Errorf("mode %q", a.Permissions.Mode)
+	}
+	// Every mode is the mode of the agent's permissions.
+	for _, m := range []string{"default", "acceptEdits", "bypassPermissions", "dontAsk"} {
+		a, diags = Dialect.ParseMarkdown([]byte("---\nname: p\ndescription: d\ntools: Read, Bash\npermissionMode: "+m+"\n---\nGo.\n"), "p.md")
+		if len(diags) != 0 || !cmp.Equal(a.Tools, []string{"read_file", "terminal"}) || string(a.Permissions.Mode) != m {
+			t.Errorf("%s: tools %v, mode %q, diagnostics %v", m, a.Tools, a.Permissions.Mode, diags)
+		}
+	}
+	a, diags = Dialect.ParseMarkdown([]byte("---\nname: p\ndescription: d\npermissionMode: auto\n---\nGo.\n"), "p.md")
+	if d := cmp.Diff([]string{`warning: p.md:4: permissionMode: Claude Code's "auto" mode is not honoured (deputy has no safety classifier); calls ask as in "default"`}, configtest.DiagStrings(diags)); d != "" || a.Permissions.Mode != permission.ModeDefault {
+		t.Errorf("auto: mode %q, diagnostics (-want +got):\n%s", a.Permissions.Mode, d)
+	}
+	a, diags = Dialect.ParseMarkdown([]byte("---\nname: p\ndescription: d\npermissionMode: yolo\n---\nGo.\n"), "p.md")
+	if d := cmp.Diff([]string{`warning: p.md:4: permissionMode: unknown permission mode "yolo" (use default, acceptEdits, plan, bypassPermissions, dontAsk); ignored`}, configtest.DiagStrings(diags)); d != "" || a.Permissions.Mode != permission.ModeNone {
+		t.Errorf("yolo: mode %q, diagnostics (-want +got):\n%s", a.Permissions.Mode, d)
 	}
 }
 

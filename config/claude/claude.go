@@ -13,6 +13,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/text"
+	"github.com/deputyhq/deputy/permission"
 )
 
 // Source is Agent.Source of the agents found in Claude Code's directories.
@@ -68,7 +69,7 @@ func mapAgent(f config.Fields, a *config.Agent) {
 			a.SubAgents = append(a.SubAgents, n)
 		}
 	}
-	a.Tools = permissionMode(f, a.Tools)
+	a.Tools = permissionMode(f, a, a.Tools)
 	disallowTools(f, a)
 	a.Skills = skills(f)
 	memory(f, a)
@@ -193,6 +194,9 @@ func disallowTools(f config.Fields, a *config.Agent) {
 		return
 	}
 	for _, t := range deny {
+		if disallowedRule(f, a, t) {
+			continue // a rule: the calls it matches are refused
+		}
 		if m, ok := toolNamesMap[t]; ok {
 			t = m
 		} else if isClaudeOnlyTool(t) {
@@ -211,28 +215,31 @@ func disallowTools(f config.Fields, a *config.Agent) {
 // deputy's read-only set (builtin.DefaultToolNames).
 var readOnlyTools = []string{"read_file", "list_directory", "find_path", "grep"}
 
-// permissionMode applies a Claude Code agent's permissionMode. plan is
-// Claude Code's read-only mode: the agent keeps only tools that read
-// (without a tools list, deputy's read-only set). deputy never asks before
-// a tool runs, which is bypassPermissions; the other modes, which would ask
-// or accept some calls, are said once in a warning.
-func permissionMode(f config.Fields, tools []string) []string {
-	mode, ok := f.Str("permissionMode")
+// permissionMode applies a Claude Code agent's permissionMode: the mode
+// of the agent's permissions (package permission says what each asks and
+// refuses). plan is Claude Code's read-only mode: the agent also keeps only
+// tools that read (without a tools list, deputy's read-only set).
+func permissionMode(f config.Fields, a *config.Agent, tools []string) []string {
+	v, ok := f.Str("permissionMode")
 	if !ok {
 		return tools
 	}
-	switch mode = strings.TrimSpace(mode); mode {
-	case "plan":
-		if slices.Contains(tools, config.ToolsAll) {
-			return slices.Clone(readOnlyTools)
-		}
-		return slices.DeleteFunc(tools, func(t string) bool { return t == "write_file" || t == "edit_file" || t == "terminal" })
-	case "bypassPermissions":
+	m, note, err := readMode(v)
+	if err != nil {
+		f.Warnf("permissionMode", "%s; ignored", err.Error())
 		return tools
 	}
-	f.Warnf("permissionMode",
-		"%q is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with bypassPermissions); permissions in config.yaml and --deny-tool limit them", mode)
-	return tools
+	if note != "" {
+		f.Warnf("permissionMode", "%s", note)
+	}
+	a.Permissions.Mode = m
+	if m != permission.ModePlan {
+		return tools
+	}
+	if slices.Contains(tools, config.ToolsAll) {
+		return slices.Clone(readOnlyTools)
+	}
+	return slices.DeleteFunc(tools, func(t string) bool { return t == "write_file" || t == "edit_file" || t == "terminal" })
 }
 
 // skills reads a Claude Code agent's skills key: skill names, as a list or

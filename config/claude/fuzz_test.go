@@ -10,6 +10,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/permission"
 )
 
 func FuzzClaudeSettings(f *testing.F) {
@@ -22,6 +23,8 @@ func FuzzClaudeSettings(f *testing.F) {
 		{`{"model": "haiku"`, ``},
 		{"{\"model\": \"\\u0000\"}", "\xff\xfe"},
 		{`{"model": "default", "model": "opus"}`, `null`},
+		{`{"permissions": {"deny": ["Bash(rm:*)", "Read(//etc/**)"], "defaultMode": "plan"}}`, `{"permissions": {"ask": ["Edit(/src/**)", 3], "allow": ["WebFetch(domain:go.dev)", "Bash("]}}`},
+		{`{"permissions": {"defaultMode": "auto", "deny": "Bash"}}`, `{"permissions": []}`},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -54,6 +57,18 @@ func FuzzClaudeSettings(f *testing.F) {
 		if model != "" {
 			if m, _, ok := ResolveModel(model); ok && m != "" && !strings.HasPrefix(m, "anthropic/") {
 				t.Errorf("ResolveModel(%q) = %q", model, m)
+			}
+		}
+		// Permissions add up: the project's file cannot take back a deny
+		// of the user's, and every rule read reads back.
+		rs, _ := Permissions(dirs)
+		userRules, _ := Permissions(dirs[:1])
+		if len(rs.Deny) < len(userRules.Deny) {
+			t.Errorf("the user's %d deny rules became %d", len(userRules.Deny), len(rs.Deny))
+		}
+		for _, r := range append(append(rs.Allow, rs.Ask...), rs.Deny...) {
+			if back, err := permission.Parse(r.String()); err != nil || back.String() != r.String() {
+				t.Errorf("rule %q reads back as %q, %v", r.String(), back.String(), err)
 			}
 		}
 		enabled := enabledPlugins(dirs)
@@ -154,6 +169,7 @@ func FuzzParseAgent(f *testing.F) {
 	configtest.AddSeeds(f, []string{
 		"---\nname: a\ntools: Read, Agent(x, y), Task(z), Bash(git:*)\nmaxTurns: 3\nmax_turns: 4\n---\nbody",
 		"---\nname: Python Expert\nmodel: opusplan\ndisallowedTools: [Write, mcp__gh]\npermissionMode: plan\n---\n",
+		"---\nname: a\npermissionMode: dontAsk\ndisallowedTools: Bash(rm:*), Edit(//x), Agent(y), WebSearch(q), Bash(\npermissions: {ask: [fetch], mode: auto}\n---\n",
 		"---\nname: a\nmodel: sonnet[1m]\nskills: review, go\ncolor: red\nhooks: {PreToolUse: []}\n---\n",
 		"---\nname: a\ndescription: Use when: x\ntools: \"\"\npermissionMode: 3\n--------\n",
 	})

@@ -96,15 +96,15 @@ func (r *lineReader) readLine(prompt string) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
-// ask is ask_user: the question on the terminal, the answer from it.
-func (r *lineReader) ask(ctx context.Context, question string) (string, error) {
+// prompt shows text and reads the line typed after it, until ctx ends.
+func (r *lineReader) prompt(ctx context.Context, text string) (string, error) {
 	type answer struct {
 		s   string
 		err error
 	}
 	ch := make(chan answer, 1)
 	go func() {
-		s, err := r.readLine("\n? " + strings.TrimSpace(question) + "\n> ")
+		s, err := r.readLine(text)
 		ch <- answer{s, err}
 	}()
 	select {
@@ -131,17 +131,17 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	defer lines.Close()
 	var turnMu sync.Mutex
 	var turn *chatTurn
-	w.AskUser = func(ctx context.Context, q string) (string, error) {
-		// The live tree steps aside while the question is answered.
+	// Approvals and ask_user's questions are asked here, one at a time;
+	// the live tree steps aside while one is answered.
+	w.Person = &linePerson{in: lines, aside: func() func() {
 		turnMu.Lock()
 		t := turn
 		turnMu.Unlock()
-		if t != nil {
-			resume := t.pause()
-			defer resume()
+		if t == nil {
+			return func() {}
 		}
-		return lines.ask(ctx, q)
-	}
+		return t.pause()
+	}}
 	ctx := context.WithoutCancel(cmd.Context())
 	flushTraces, err := w.startTracing(ctx)
 	if err != nil {

@@ -18,10 +18,11 @@ import (
 	"github.com/deputyhq/deputy/internal/cli/live"
 )
 
-// chatInput is where chat reads its lines and ask_user's answers.
+// chatInput is where chat reads its lines and the answers to approvals and
+// ask_user's questions.
 type chatInput interface {
 	readLine(prompt string) (string, error)
-	ask(ctx context.Context, question string) (string, error)
+	promptReader
 	Close() error
 }
 
@@ -66,7 +67,7 @@ func (e *editedInput) readLine(prompt string) (string, error) {
 	return line, err
 }
 
-func (e *editedInput) ask(ctx context.Context, question string) (string, error) {
+func (e *editedInput) prompt(ctx context.Context, text string) (string, error) {
 	type answer struct {
 		s   string
 		err error
@@ -79,7 +80,13 @@ func (e *editedInput) ask(ctx context.Context, question string) (string, error) 
 		// history.
 		e.rl.Config.DisableAutoSaveHistory = true
 		defer func() { e.rl.Config.DisableAutoSaveHistory = false }()
-		e.rl.SetPrompt("\n? " + strings.TrimSpace(question) + "\n> ")
+		// The line editor redraws one line: what comes before the last
+		// line of text is written above it.
+		if i := strings.LastIndex(text, "\n"); i >= 0 {
+			io.WriteString(e.rl.Stdout(), text[:i+1])
+			text = text[i+1:]
+		}
+		e.rl.SetPrompt(text)
 		s, err := e.rl.Readline()
 		ch <- answer{s, err}
 	}()

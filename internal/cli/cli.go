@@ -147,6 +147,7 @@ type globalFlags struct {
 	configFile string
 	allowTools []string
 	denyTools  []string
+	askTools   []string
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -173,8 +174,9 @@ that needs no API key.`,
 	pf.StringArrayVar(&g.agentsDirs, "agents-dir", nil, "extra agent directory, winning over the user and project directories (repeatable)")
 	pf.StringVar(&g.db, "db", "", "ledger database file (default $DEPUTY_DB, else store.path in config.yaml, else $XDG_DATA_HOME/deputy/deputy.db)")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error (default $DEPUTY_LOG, else warn)")
-	pf.StringSliceVar(&g.allowTools, "allow-tool", nil, "grant only these tools to every agent of the run (repeatable or comma-separated; narrows permissions.tools in config.yaml)")
-	pf.StringSliceVar(&g.denyTools, "deny-tool", nil, "refuse this tool to every agent of the run (repeatable or comma-separated)")
+	pf.StringSliceVar(&g.allowTools, "allow-tool", nil, "grant only these tools to every agent of the run (repeatable or comma-separated; narrows permissions.tools in config.yaml); a rule with a pattern, such as 'terminal(git:*)', also lets matching calls run without asking")
+	pf.StringSliceVar(&g.denyTools, "deny-tool", nil, "refuse this tool to every agent of the run (repeatable or comma-separated); a rule with a pattern, such as 'terminal(rm:*)', refuses the calls it matches")
+	pf.StringArrayVar(&g.askTools, "ask-tool", nil, "ask the person who runs the root before calls this rule matches, such as 'terminal' or 'terminal(git push:*)' (repeatable)")
 	pf.StringVar(&g.subqueries, "subqueries", "", "INI file of [llm_tool_<name>] specializations, besides the user and project subqueries.ini")
 	pf.StringVar(&g.configFile, "config", os.Getenv("DEPUTY_CONFIG"), "settings file read after the user's and the project's config.yaml, such as an xzatoma config.yaml (default $DEPUTY_CONFIG)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -55,26 +55,17 @@ func canRedraw(w io.Writer) bool {
 	return os.Getenv("TERM") != "dumb" && os.Getenv("NO_COLOR") == ""
 }
 
-// showProgress starts what mode shows on stderr and returns its listeners
-// and a stop to call before anything else is printed. cancel cancels one
-// run (the live view's key), interrupt the whole run (its ctrl+c); ask, when
-// set, is ask_user, which the live view steps aside for.
-func showProgress(ctx context.Context, mode string, stderr io.Writer, cancel func(string) bool, interrupt func(),
-	ask *func(context.Context, string) (string, error)) ([]delegate.Listener, func()) {
+// showProgress starts what mode shows on stderr and returns its listeners,
+// the live view (nil in the other modes: it can also ask the person), and
+// a stop to call before anything else is printed. cancel cancels one run
+// (the live view's key), interrupt the whole run (its ctrl+c).
+func showProgress(ctx context.Context, mode string, stderr io.Writer, cancel func(string) bool, interrupt func()) ([]delegate.Listener, *live.View, func()) {
 	switch mode {
 	case progressPlain:
-		return []delegate.Listener{live.NewPlain(stderr).Listen}, func() {}
+		return []delegate.Listener{live.NewPlain(stderr).Listen}, nil, func() {}
 	case progressLive:
 		v := live.Start(ctx, stderr.(*os.File), live.Options{Cancel: cancel, Interrupt: interrupt})
-		if ask != nil && *ask != nil {
-			inner := *ask
-			*ask = func(ctx context.Context, q string) (string, error) {
-				v.Pause()
-				defer v.Resume()
-				return inner(ctx, q)
-			}
-		}
-		return []delegate.Listener{v.Tree.Listen}, v.Stop
+		return []delegate.Listener{v.Tree.Listen}, v, v.Stop
 	}
-	return nil, func() {}
+	return nil, nil, func() {}
 }

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/delegate"
@@ -38,7 +41,11 @@ not recorded are run again (see docs/durable.md for which tools are safe to
 repeat). The tree's quotas and budgets continue from what was spent; the
 run's budget is the one it started with, which --max-tokens and --max-usd
 can only narrow. The run keeps its id; 'deputy runs show' lists its earlier
-attempts.
+attempts. A person's answers to approvals are kept: a call that was
+approved is not asked about again, and what was allowed for the rest of the
+run stays allowed; a request that was waiting for an answer is asked again
+(at the terminal when stdin is one; otherwise nobody is there, and it is
+refused).
 
 The agent's current definition is used, with the run's recorded model and
 working directory. --retry-failed also continues a run that ended with an
@@ -97,6 +104,10 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	a, err := w.agent(root.Agent)
 	if err != nil {
 		return err
+	}
+	if in, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(in.Fd()) {
+		// Approvals and questions, asked again or anew, come here.
+		w.Person = &linePerson{in: &lineReader{in: bufio.NewReader(in), out: cmd.ErrOrStderr()}}
 	}
 	req := delegate.ResumeRequest{RunID: root.ID, Agent: a, RetryFailed: f.retryFailed, Budget: budget}
 	if root.SessionID != "" {

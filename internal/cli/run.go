@@ -105,13 +105,20 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	}
 	defer setup.Close()
 	w, a := setup.w, setup.agent
-	stdinText, err := stdin.ReadPiped(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes)
-	if err != nil {
-		return configErr(err)
-	}
-	if f, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		// A person is at the terminal: ask_user can reach them.
-		w.AskUser = (&lineReader{in: bufio.NewReader(f), out: cmd.ErrOrStderr()}).ask
+	// With --stream-json, stdin carries the program's answers to
+	// approvals and questions (streamPerson); otherwise what is piped is
+	// the task's context, and a terminal on stdin is a person to ask.
+	var stdinText string
+	var tty *os.File
+	if f.streamJSON {
+		w.Person = newStreamPerson(cmd.InOrStdin(), cmd.ErrOrStderr())
+	} else {
+		if stdinText, err = stdin.ReadPiped(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes); err != nil {
+			return configErr(err)
+		}
+		if in, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(in.Fd()) {
+			tty = in
+		}
 	}
 	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" && a.DefaultTask != "" {
 		task = a.DefaultTask // axe's way: the instructions are the task
@@ -174,8 +181,14 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	defer interrupt()
 	var engine *delegate.Engine
 	cancelRun := func(id string) bool { return engine.Cancel(id) }
-	listeners, stopProgress := showProgress(ctx, mode, cmd.ErrOrStderr(), cancelRun, interrupt, &w.AskUser)
+	listeners, view, stopProgress := showProgress(ctx, mode, cmd.ErrOrStderr(), cancelRun, interrupt)
 	defer stopProgress()
+	switch {
+	case tty != nil && view != nil:
+		w.Person = view // requests show in the live view, keys answer them
+	case tty != nil:
+		w.Person = &linePerson{in: &lineReader{in: bufio.NewReader(tty), out: cmd.ErrOrStderr()}}
+	}
 	var stream *telemetry.Stream
 	if f.streamJSON {
 		stream = telemetry.NewStream(cmd.OutOrStdout())

@@ -179,7 +179,9 @@ func newRunsShowCmd(g *globalFlags) *cobra.Command {
 		Long: `Show one run: its agent, kind, model, status, usage and timing, then its
 conversation in order: user and assistant messages, the tool calls the model
 asked for with their arguments, and the tool results (marked ERROR when the
-tool failed). The system prompt is not recorded. The run's direct children are
+tool failed). The system prompt is not recorded. The approvals and ask_user
+questions of the run (of its whole tree, for a root) follow: what was asked,
+and how, by whom and when it was answered. The run's direct children are
 listed at the end; 'deputy runs tree' shows the whole tree.`,
 		Example: `  deputy runs show 2A3YCB
   deputy runs show last
@@ -205,6 +207,7 @@ listed at the end; 'deputy runs tree' shows the whole tree.`,
 			printAttempts(out, c.Attempts)
 			printConversationSection(out, c)
 			printTodos(out, c)
+			printApprovals(out, c.Approvals)
 			printMemory(out, c)
 			printChildren(out, c.Children)
 			return nil
@@ -230,6 +233,10 @@ type conversation struct {
 	Scratchpad []noteView `json:"scratchpad,omitempty"`
 	// Todos is the run's task list as todo_write last set it.
 	Todos []tool.TodoItem `json:"todos,omitempty"`
+	// Approvals are the requests to the person of the run (of the whole
+	// tree, for a root): approvals and ask_user's questions, answered or
+	// not.
+	Approvals []approvalView `json:"approvals,omitempty"`
 }
 
 // memoryView is one entry of an agent's memory.
@@ -303,6 +310,14 @@ func loadConversation(cmd *cobra.Command, st *store.Store, id string, lastOf ...
 	if c.Todos, err = lastTodos(ctx, st, r.ID); err != nil {
 		return nil, failed(err)
 	}
+	evs, err := st.Events(ctx, r.ID)
+	if r.ParentID == "" {
+		evs, err = st.TreeEvents(ctx, r.RootID)
+	}
+	if err != nil {
+		return nil, failed(err)
+	}
+	c.Approvals = approvalViews(evs)
 	byID := map[string]*store.Run{}
 	for i := range tree {
 		byID[tree[i].ID] = &tree[i]

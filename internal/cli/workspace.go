@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/claude"
+	"github.com/deputyhq/deputy/permission"
 	"github.com/deputyhq/deputy/telemetry"
 	"github.com/deputyhq/deputy/telemetry/otelenv"
 	"github.com/deputyhq/deputy/workspace"
@@ -82,7 +84,9 @@ func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*cliWorkspace, error) {
 	for _, d := range w.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning:", d)
 	}
-	w.Grant = w.Grant.Restrict(g.allowTools, g.denyTools)
+	if err := g.applyToolFlags(w, cwd); err != nil {
+		return nil, err
+	}
 	return &cliWorkspace{Workspace: w, flags: g, stderr: cmd.ErrOrStderr()}, nil
 }
 
@@ -111,4 +115,63 @@ func (w *cliWorkspace) agent(name string) (*config.Agent, error) {
 // user's and the project's config.yaml, then --config.
 func (g *globalFlags) settingsPaths(cwd string) []string {
 	return workspace.SettingsPaths(workspace.Options{Dir: cwd, ConfigFile: g.configFile})
+}
+
+// applyToolFlags applies --allow-tool, --deny-tool and --ask-tool: a name
+// grants or refuses a tool (Workspace.Grant), and a rule with a pattern
+// (deputy's syntax or Claude Code's) joins the run's permission rules:
+// --allow-tool's grant their tool and let the calls they match run without
+// asking, --deny-tool's refuse those calls, and every --ask-tool rule asks
+// before the calls it matches.
+func (g *globalFlags) applyToolFlags(w *workspace.Workspace, cwd string) error {
+	var allow, deny []string
+	var extra permission.Rules
+	read := func(flag, v string) ([]permission.Rule, error) {
+		rules, err := claude.ReadRule(v, cwd) // deputy's syntax or Claude Code's
+		if err != nil {
+			return nil, configErrf("%s: %s", flag, err)
+		}
+		for i := range rules {
+			rules[i].Source = flag
+		}
+		return rules, nil
+	}
+	for _, v := range g.allowTools {
+		rules, err := read("--allow-tool", v)
+		if err != nil {
+			return err
+		}
+		for _, r := range rules {
+			allow = append(allow, r.Tool)
+			if r.Pattern != "" {
+				extra.Allow = append(extra.Allow, r)
+			}
+		}
+	}
+	for _, v := range g.denyTools {
+		rules, err := read("--deny-tool", v)
+		if err != nil {
+			return err
+		}
+		for _, r := range rules {
+			if r.Pattern == "" {
+				deny = append(deny, r.Tool)
+			} else {
+				extra.Deny = append(extra.Deny, r)
+			}
+		}
+	}
+	for _, v := range g.askTools {
+		rules, err := read("--ask-tool", v)
+		if err != nil {
+			return err
+		}
+		extra.Ask = append(extra.Ask, rules...)
+	}
+	if g.allowTools == nil {
+		allow = nil // not given: no narrowing
+	}
+	w.Grant = w.Grant.Restrict(allow, deny)
+	w.Permissions = workspace.MergeRules(w.Permissions, extra)
+	return nil
 }

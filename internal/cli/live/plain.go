@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/approval"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/tool"
@@ -62,6 +63,12 @@ func (p *Plain) Listen(ev delegate.Event) {
 		p.todos(n, ev)
 	case delegate.EventProgress:
 		p.loop(n, ev)
+	case delegate.EventApprovalRequest:
+		p.printf(ev.Depth, "%s: waits for your approval of %s (%s)", n, Excerpt(ev.Request.Detail, 100), ev.Request.Why)
+	case delegate.EventQuestion:
+		p.printf(ev.Depth, "%s: asks you: %s", n, Excerpt(ev.Request.Question, 100))
+	case delegate.EventApprovalAnswer, delegate.EventQuestionAnswer:
+		p.printf(ev.Depth, "%s: %s", n, AnswerText(ev.Request, ev.Answer))
 	}
 }
 
@@ -88,6 +95,45 @@ func TodoProgress(items []tool.TodoItem) string {
 
 func indentLines(s, indent string) string {
 	return indent + strings.ReplaceAll(s, "\n", "\n"+indent)
+}
+
+// AnswerText says in a few words how a request was answered: "allowed
+// by you", "denied: nobody was there to ask", ...
+func AnswerText(r *approval.Request, a *approval.Answer) string {
+	if r.Kind == approval.KindQuestion {
+		switch {
+		case a.By == approval.ByPerson && a.Allow:
+			return "answered: " + Excerpt(a.Text, 100)
+		case a.By == approval.ByPerson:
+			return "not answered: declined"
+		}
+		return "not answered: " + byText(a.By)
+	}
+	switch {
+	case a.Allow && a.By == approval.ByRule:
+		return "allowed by an earlier answer"
+	case a.Allow && a.Always:
+		return "allowed for the rest of the run (" + strings.Join(r.Always, ", ") + ")"
+	case a.Allow:
+		return "allowed once"
+	case a.By == approval.ByPerson && strings.TrimSpace(a.Text) != "":
+		return "denied: " + Excerpt(a.Text, 100)
+	case a.By == approval.ByPerson:
+		return "denied"
+	}
+	return "denied: " + byText(a.By)
+}
+
+func byText(by string) string {
+	switch by {
+	case approval.ByNobody:
+		return "nobody was there to ask"
+	case approval.ByTimeout:
+		return "no answer in time"
+	case approval.ByCancel:
+		return "the run was stopped"
+	}
+	return "by " + by
 }
 
 func (p *Plain) finished(n string, ev delegate.Event) {

@@ -55,6 +55,9 @@ type Row struct {
 	Thought string
 	// tools counts tool calls in flight by name.
 	tools map[string]int
+	// waiting counts the run's requests to the person (approvals,
+	// questions) not yet answered.
+	waiting int
 	// lastActive is when the run last did something: the busiest rows
 	// are the ones shown when not all fit.
 	lastActive time.Time
@@ -81,6 +84,8 @@ func (r *Row) State(now time.Time, runningChildren int) string {
 		return string(r.Status)
 	}
 	switch {
+	case r.waiting > 0:
+		return "waiting for you"
 	case now.Before(r.retryUntil):
 		// Once the wait is over the call is in flight again: thinking.
 		return fmt.Sprintf("retrying after %s (%s)", r.retryWhy, r.retryUntil.Sub(now).Round(time.Second))
@@ -158,6 +163,10 @@ func (t *Tree) Listen(ev delegate.Event) {
 		r.Todos = ev.Todos
 	case delegate.EventProgress:
 		t.loop(r, ev)
+	case delegate.EventApprovalRequest, delegate.EventQuestion:
+		r.waiting++
+	case delegate.EventApprovalAnswer, delegate.EventQuestionAnswer:
+		r.waiting = max(r.waiting-1, 0)
 	}
 }
 

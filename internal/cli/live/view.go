@@ -4,10 +4,13 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/deputyhq/deputy/approval"
 )
 
 // Refresh is how often the live view redraws.
@@ -95,6 +98,8 @@ type model struct {
 	snap          Snapshot
 	stopping      bool
 	note          string
+	// ask is the requests to the person waiting for an answer (ask.go).
+	ask prompt
 }
 
 func tick() tea.Cmd {
@@ -113,8 +118,18 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case stopMsg:
 		m.snap = m.tree.Snapshot()
 		m.stopping = true
+		for len(m.ask.queue) > 0 {
+			m.ask.answer(approval.Answer{}) // nobody is left to answer: the run is over
+		}
 		return m, tea.Quit
+	case askMsg:
+		m.ask.queue = append(m.ask.queue, pending(msg))
+	case dropMsg:
+		m.ask.drop(msg.id)
 	case tea.KeyPressMsg:
+		if msg.String() != "ctrl+c" && m.ask.key(msg) {
+			return m, nil
+		}
 		switch msg.String() {
 		case "ctrl+c":
 			if m.opts.Interrupt != nil {
@@ -174,10 +189,18 @@ func (m *model) View() tea.View {
 		text, _ := Render(m.snap, Layout{Width: m.width, Height: m.height, Now: time.Now(), Final: true})
 		return tea.NewView(text + "\n")
 	}
-	text, shown := Render(m.snap, Layout{Width: m.width, Height: m.height, Selected: m.selected, Now: time.Now()})
+	ask := m.ask.view(m.width)
+	height := m.height
+	if ask != "" {
+		height = max(height-strings.Count(ask, "\n")-2, 6)
+	}
+	text, shown := Render(m.snap, Layout{Width: m.width, Height: height, Selected: m.selected, Now: time.Now()})
 	m.shown = shown
 	if m.note != "" {
 		text += "\n" + m.note
+	}
+	if ask != "" {
+		text += "\n\n" + ask
 	}
 	return tea.NewView(text)
 }

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deputyhq/deputy/approval"
+	"github.com/deputyhq/deputy/store"
+)
+
+// The answers a program writes on stdin under --stream-json, and what a
+// line that is not one says.
+func TestParseStreamAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		line, id string
+		kind     approval.Kind
+		ans      approval.Answer
+		err      string
+	}{
+		{line: `{"type":"approval","id":"A","decision":"allow"}`, id: "A", kind: approval.KindApproval, ans: approval.Answer{Allow: true}},
+		{line: `{"type":"approval","id":"A","decision":"allow","always":true}`, id: "A", kind: approval.KindApproval, ans: approval.Answer{Allow: true, Always: true}},
+		{line: `{"type":"approval","id":"A","decision":"deny","reason":"no"}`, id: "A", kind: approval.KindApproval, ans: approval.Answer{Text: "no"}},
+		{line: `{"type":"answer","id":"Q","text":""}`, id: "Q", kind: approval.KindQuestion, ans: approval.Answer{Allow: true}},
+		{line: `{"type":"approval","id":"A","decision":"yes"}`, err: `decision "yes": it is "allow" or "deny"`},
+		{line: `{"type":"approval","decision":"allow"}`, err: "no id (the id of the request it answers)"},
+		{line: `{"type":"answer","id":"Q"}`, err: "an answer to a question has a text"},
+		{line: `{"type":"approve","id":"A"}`, err: `type "approve": it is "approval" or "answer"`},
+		{line: `{"type":"approval","id":"A","decision":"allow","Always":1}`, err: `not an answer: json: cannot unmarshal number into Go struct field streamAnswer.always of type bool`},
+		{line: `{"type":"approval","id":"A","decision":"allow","remember":true}`, err: `not an answer: json: unknown field "remember"`},
+	} {
+		id, reply, err := parseStreamAnswer([]byte(tc.line))
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%s: %v, want %q", tc.line, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || id != tc.id || reply.kind != tc.kind || reply.ans != tc.ans {
+			t.Errorf("%s: %q %+v %v", tc.line, id, reply, err)
+		}
+	}
+}
+
+// A stream answer may come before its request is asked (the program reads
+// the event before the engine waits), and once stdin ends nobody is there.
+func TestStreamPerson(t *testing.T) {
+	in, w := io.Pipe()
+	var warn strings.Builder
+	p := newStreamPerson(in, &warn)
+	io.WriteString(w, "{\"type\":\"approval\",\"id\":\"early\",\"decision\":\"allow\"}\n")
+	io.WriteString(w, "nonsense\n")
+	go io.WriteString(w, "{\"type\":\"answer\",\"id\":\"late\",\"text\":\"x\"}\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if a, err := p.Ask(ctx, &approval.Request{ID: "early", Kind: approval.KindApproval}); err != nil || !a.Allow {
+		t.Errorf("early: %+v %v", a, err)
+	}
+	if a, err := p.Ask(ctx, &approval.Request{ID: "late", Kind: approval.KindApproval}); err != nil || a.Allow {
+		t.Errorf("an answer of the other kind is a deny: %+v %v", a, err)
+	}
+	w.Close()
+	if _, err := p.Ask(ctx, &approval.Request{ID: "after", Kind: approval.KindApproval}); err != approval.ErrNobody {
+		t.Errorf("after stdin ended: %v", err)
+	}
+	want := "deputy: warning: stdin line 2: not an answer: invalid character 'o' in literal null (expecting 'u'); ignored (an answer is a JSON object, see docs/observability.md)\n" +
+		"deputy: warning: stdin line 3 answers the approval late as if it were a question; taken as a refusal\n"
+	if warn.String() != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", warn.String(), want)
+	}
+}
+
+// FuzzStreamAnswer: whatever a program writes on stdin under
+// --stream-json, a line is an answer with an id or an error, never a panic.
+func FuzzStreamAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"approval","id":"A","decision":"allow","always":true}`,
+		`{"type":"approval","id":"A","decision":"deny","reason":"not now"}`,
+		`{"type":"answer","id":"Q","text":"main"}`,
+		`{"type":"answer","id":"","text":null}`, `[]`, `{"type":3}`, "\xff", `{"id":"A","decision":"allow"} trailing`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		id, reply, err := parseStreamAnswer(line)
+		if err == nil && (id == "" || reply.kind == "") {
+			t.Fatalf("%q: an answer without an id or a kind", line)
+		}
+	})
+}
+
+// FuzzViewApprovals: approval events read back from the ledger become
+// views, or are skipped, never a panic.
+func FuzzViewApprovals(f *testing.F) {
+	f.Add("approval_request", []byte(`{"depth":2,"kind":"call_agent","label":"h","request":{"id":"A","kind":"approval","path":["a","h"],"tool":"terminal","arguments":{"command":"ls"},"detail":"$ ls","time":"2026-11-28T10:00:00Z"}}`),
+		"approval_answered", []byte(`{"request":{"id":"A","kind":"approval"},"answer":{"allow":true,"by":"person","time":"2026-11-28T10:00:01Z"}}`))
+	f.Add("question", []byte(`{"request":{"id":"Q","kind":"question","question":"?"}}`), "question_answered", []byte(`{"request":{"id":"Q"},"answer":null}`))
+	f.Fuzz(func(t *testing.T, t1 string, f1 []byte, t2 string, f2 []byte) {
+		views := approvalViews([]store.Event{{Type: t1, Fields: json.RawMessage(f1)}, {Type: t2, Fields: json.RawMessage(f2)}})
+		for _, v := range views {
+			if v.ID == "" || v.Outcome == "" {
+				t.Fatalf("view %+v", v)
+			}
+		}
+		printApprovals(io.Discard, views)
+	})
+}
