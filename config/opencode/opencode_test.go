@@ -94,7 +94,7 @@ func TestParseAgentMessages(t *testing.T) {
 		want []string
 	}{
 		{"---\ndescription: d\nmodel: claude-4-sonnet\n---\n", []string{`warning: a.md:3: model: "claude-4-sonnet" is not provider/model, as opencode reads a model; the agent runs on its caller's model`}},
-		{"---\ndescription: d\npermissions:\n  bash: deny\n---\n", []string{"warning: a.md:3: permissions: unknown key; ignored"}},
+		{"---\ndescription: d\npermissions:\n  bash: deny\n---\n", []string{"warning: a.md:4: permissions.bash: unknown key; ignored"}},
 		{"---\ndescription: d\nmode: helper\n---\n", []string{`warning: a.md:3: mode: "helper" is not one of opencode's modes (primary, subagent, all); the agent loads as all`}},
 		{"---\ndescription: d\ntemperature: 3\n---\n", []string{"error: a.md:3: temperature: must be between 0 and 2, got 3"}},
 		{"---\ndescription: d\nsteps: 0\n---\n", []string{"error: a.md:3: steps: must be a positive integer, got 0"}},
