@@ -34,7 +34,7 @@ type options struct {
 	keep                bool
 	cpuprofile          string // directory for deputy's CPU profiles, one a run
 	rows                string
-	runs                [5]int // runs per row, by row number
+	runs                [7]int // runs per row, by row number
 	children            int    // row 4's width
 	idealSpec           string // internal: act as the ideal client
 }
@@ -46,11 +46,12 @@ func run() error {
 	flag.StringVar(&o.axeSrc, "axe-src", "", "axe source directory (a clone of github.com/jrswab/axe) to build with go build")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (agents, scripts, ledgers) and print its path")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of every deputy run into this directory (rowN-RUN.pprof, through DEPUTY_CPUPROFILE), timed runs only, for go tool pprof; the timings then include the profiler's cost")
-	flag.StringVar(&o.rows, "rows", "1,2,3,4,5", "rows to run, comma-separated (5 is row 4 with concurrency: 20000)")
+	flag.StringVar(&o.rows, "rows", "1,2,3,4,5,6", "rows to run, comma-separated (5 is row 4 with concurrency: 20000; 6 is row 1 with 1,000 agent files installed)")
 	flag.IntVar(&o.runs[1], "n1", 22, "runs of each program for row 1 (zero latency)")
 	flag.IntVar(&o.runs[2], "n2", 7, "runs of each program for row 2 (nested 3×3)")
 	flag.IntVar(&o.runs[3], "n3", 5, "runs of each program for row 3 (flat 256)")
 	flag.IntVar(&o.runs[4], "n4", 5, "runs of deputy for rows 4 and 5 (10,000 children), and as many of their baseline")
+	flag.IntVar(&o.runs[6], "n6", 22, "runs of each program for row 6 (1,000 agent files installed)")
 	flag.IntVar(&o.children, "children", 10000, "row 4's number of children")
 	flag.StringVar(&o.idealSpec, "ideal", "", "internal: run the ideal client from this JSON file")
 	flag.Parse()
@@ -60,8 +61,8 @@ func run() error {
 	if o.axe != "" && o.axeSrc != "" {
 		return fmt.Errorf("give --axe or --axe-src, not both")
 	}
-	for _, n := range o.runs[1:] {
-		if n < 1 {
+	for i, n := range o.runs {
+		if i != 0 && i != 5 && n < 1 { // row 5 runs -n4 times
 			return fmt.Errorf("every -nN must be at least 1")
 		}
 	}
@@ -81,10 +82,10 @@ func run() error {
 	want := map[int]bool{}
 	for _, r := range strings.Split(o.rows, ",") {
 		switch r = strings.TrimSpace(r); r {
-		case "1", "2", "3", "4", "5":
+		case "1", "2", "3", "4", "5", "6":
 			want[int(r[0]-'0')] = true
 		default:
-			return fmt.Errorf("-rows: %q is not a row (1 to 5)", r)
+			return fmt.Errorf("-rows: %q is not a row (1 to 6)", r)
 		}
 	}
 

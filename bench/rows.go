@@ -27,6 +27,11 @@ type rowDef struct {
 	inProcess bool
 	memory    bool   // report peak RSS
 	config    string // deputy's config.yaml for the row, if any
+	// installed: this many more agent files, Claude Code's, in the
+	// user's ~/.claude/agents, which the run does not use; deputy runs
+	// with them against the same run without them (baseline). No axe
+	// (it reads no Claude Code files), no ideal.
+	installed int
 }
 
 func rowDefs(o options) []rowDef {
@@ -49,6 +54,11 @@ func rowDefs(o options) []rowDef {
 			config: "concurrency: 20000\n",
 			work:   fmt.Sprintf("the same with `concurrency: 20000` in config.yaml, median of %d", o.runs[4]),
 			tree:   tree{{agent: "root", fanout: o.children}, {agent: "leaf", latency: time.Second}}},
+		// A run loads what it needs (issue 29): row 1's tree with 1,000
+		// agent files installed that it does not use.
+		{num: 6, short: "1,000 agent files installed", runs: o.runs[6], installed: 1000,
+			work: fmt.Sprintf("row 1 with 1,000 Claude Code agent files installed, against the same run without them, median of %d", o.runs[6]),
+			tree: tree{{agent: "lead", fanout: 2}, {agent: "worker"}}},
 	}
 }
 
@@ -64,6 +74,7 @@ type program struct {
 	args  []string
 	stdin string
 	want  string
+	env   []string // added to the row's environment
 }
 
 // result is a row's medians by program name (deputy, axe, ideal, and
@@ -114,6 +125,15 @@ func (b *bench) measure(def rowDef) (result, error) {
 	root, want := def.tree[0].agent, def.tree.want()
 	progs := []program{{name: "deputy", args: []string{b.deputy, "run", "--progress=none", root, "go"}, want: want}}
 	var f *fake
+	if def.installed > 0 {
+		// The same run in a home whose ~/.claude/agents holds the files.
+		home := filepath.Join(dir, "home-installed")
+		if err := writeInstalled(filepath.Join(home, ".claude", "agents"), def.installed); err != nil {
+			return result{}, err
+		}
+		progs[0].env = []string{"HOME=" + home}
+		progs = append(progs, program{name: "baseline", args: progs[0].args, want: want})
+	}
 	if def.inProcess {
 		progs = append(progs, program{name: "baseline", args: []string{b.deputy, "run", "--progress=none", root, noChildren}, want: root + " 0|"})
 	} else {
@@ -123,14 +143,16 @@ func (b *bench) measure(def rowDef) (result, error) {
 		}
 		defer f.stop()
 		env = append(env, "OPENAI_BASE_URL=http://"+f.addr+"/v1/", "AXE_OPENAI_BASE_URL=http://"+f.addr)
-		if b.axe != "" {
+		if b.axe != "" && def.installed == 0 {
 			progs = append(progs, program{name: "axe", args: []string{b.axe, "run", root}, stdin: "go", want: want})
 		}
-		ideal, err := b.idealProgram(def.tree, f.addr, dir)
-		if err != nil {
-			return result{}, err
+		if def.installed == 0 {
+			ideal, err := b.idealProgram(def.tree, f.addr, dir)
+			if err != nil {
+				return result{}, err
+			}
+			progs = append(progs, ideal)
 		}
-		progs = append(progs, ideal)
 	}
 
 	fmt.Fprintf(os.Stderr, "bench: row %d (%s): %d runs of %s, alternating\n", def.num, def.short, def.runs, names(progs))
@@ -140,10 +162,11 @@ func (b *bench) measure(def rowDef) (result, error) {
 	for i := -1; i < def.runs; i++ {
 		for j := range progs {
 			p := progs[(max(i, 0)+j)%len(progs)]
-			env := env
+			// p's own variables after the row's: exec takes a key's last value.
+			env := append(env[:len(env):len(env)], p.env...)
 			if b.opts.cpuprofile != "" && p.name == "deputy" && i >= 0 { // the timed runs only
 				file := filepath.Join(b.opts.cpuprofile, fmt.Sprintf("row%d-%03d.pprof", def.num, i+1))
-				env = append(env[:len(env):len(env)], "DEPUTY_CPUPROFILE="+file)
+				env = append(env, "DEPUTY_CPUPROFILE="+file)
 			}
 			s, err := b.runOnce(p, env, filepath.Join(dir, "work"))
 			if err != nil {
@@ -266,4 +289,23 @@ func clip(s string) string {
 		return s[:200] + "…"
 	}
 	return s
+}
+
+// writeInstalled writes n Claude Code agent files into dir, as a user
+// with many collections installed has them: front matter (name,
+// description, tools, model) and a prompt of about 3 KB, the median of the
+// committed corpus.
+func writeInstalled(dir string, n int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	body := strings.Repeat("Review the change for correctness, security and style; say what to fix and why.\n", 38)
+	for i := range n {
+		name := fmt.Sprintf("installed-%04d", i)
+		md := fmt.Sprintf("---\nname: %s\ndescription: Use this agent for task %d of the collection.\ntools: Read, Grep, Glob, Bash\nmodel: sonnet\n---\n\nYou are agent %d.\n\n%s", name, i, i, body)
+		if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(md), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -24,13 +24,18 @@ func (b *bench) printTable(w io.Writer, rows []result) {
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
 	for _, r := range rows {
 		dep, ax, id := r.meds["deputy"], r.meds["axe"], r.meds["ideal"]
-		hasAxe := b.axe != "" && !r.def.inProcess
+		hasAxe := b.axe != "" && !r.def.inProcess && r.def.installed == 0
 		cells := []string{r.def.work, none, cell(dep, r.def.memory), none, none, none, none}
 		if hasAxe {
 			cells[1] = cell(ax, r.def.memory)
 			cells[4] = ratios(dep, ax, r.def.memory)
 		}
-		if r.def.inProcess {
+		if r.def.installed > 0 {
+			// The ideal is the same run without the files.
+			base := r.meds["baseline"]
+			cells[3] = fmt.Sprintf("%s (without the files)", dur(base.wall))
+			cells[5] = ratio(dep.wall, base.wall)
+		} else if r.def.inProcess {
 			// The ideal is the same process with no children (its start,
 			// ledger, parsing the script, the root's answer) plus the
 			// leaves' latency: every child at once, for free.

@@ -20,6 +20,8 @@ type AgentSet struct {
 	// ranks orders sources by precedence: the order they were first added
 	// in, which is the order of the directories loaded (lowest first).
 	ranks map[string]int
+	// lazy, for a set of OpenAgents, finds the agents not loaded yet.
+	lazy *lazySet
 }
 
 // BrokenFile is an agent file that could not be loaded.
@@ -67,11 +69,20 @@ func (s *AgentSet) Get(name string) (*Agent, bool) {
 	if s == nil {
 		return nil, false
 	}
+	if s.lazy != nil {
+		s.lazy.mu.Lock()
+		defer s.lazy.mu.Unlock()
+		if _, ok := s.agents[name]; !ok && !s.lazy.all && !s.lazy.find(s, name) {
+			// No file's head names it (or the index is wrong): read them
+			// all, as an unknown name's error lists every agent anyway.
+			s.lazy.loadAll(s)
+		}
+	}
 	if a, ok := s.agents[name]; ok {
 		return a, true
 	}
 	var found *Agent
-	for _, a := range s.List() {
+	for _, a := range s.list() {
 		if fileStem(a.Path) == name && (found == nil || s.ranks[found.Source] < s.ranks[a.Source]) {
 			found = a
 		}
@@ -84,6 +95,7 @@ func (s *AgentSet) Broken() []BrokenFile {
 	if s == nil {
 		return nil
 	}
+	s.loadAll()
 	return slices.Clone(s.broken)
 }
 
@@ -93,6 +105,18 @@ func (s *AgentSet) BrokenFile(name string) (BrokenFile, bool) {
 	if s == nil {
 		return BrokenFile{}, false
 	}
+	if s.lazy != nil {
+		s.lazy.mu.Lock()
+		defer s.lazy.mu.Unlock()
+		if b, ok := s.brokenFile(name); ok || s.lazy.all {
+			return b, ok
+		}
+		s.lazy.loadAll(s)
+	}
+	return s.brokenFile(name)
+}
+
+func (s *AgentSet) brokenFile(name string) (BrokenFile, bool) {
 	for i := len(s.broken) - 1; i >= 0; i-- {
 		if fileStem(s.broken[i].Path) == name {
 			return s.broken[i], true
@@ -101,11 +125,38 @@ func (s *AgentSet) BrokenFile(name string) (BrokenFile, bool) {
 	return BrokenFile{}, false
 }
 
+// loadAll loads every agent of a set of OpenAgents.
+func (s *AgentSet) loadAll() {
+	if s.lazy == nil {
+		return
+	}
+	s.lazy.mu.Lock()
+	defer s.lazy.mu.Unlock()
+	s.lazy.loadAll(s)
+}
+
+// LoadDiagnostics are the problems a set of OpenAgents found in the files
+// it has loaded so far; nil for a set LoadAgents returned, whose
+// diagnostics it returned with it.
+func (s *AgentSet) LoadDiagnostics() Diagnostics {
+	if s == nil || s.lazy == nil {
+		return nil
+	}
+	s.lazy.mu.Lock()
+	defer s.lazy.mu.Unlock()
+	return slices.Clone(s.lazy.diags)
+}
+
 // List returns the visible agents sorted by name.
 func (s *AgentSet) List() []*Agent {
 	if s == nil {
 		return nil
 	}
+	s.loadAll()
+	return s.list()
+}
+
+func (s *AgentSet) list() []*Agent {
 	out := make([]*Agent, 0, len(s.agents))
 	for _, a := range s.agents {
 		out = append(out, a)
@@ -120,6 +171,7 @@ func (s *AgentSet) Shadowed(name string) []*Agent {
 	if s == nil {
 		return nil
 	}
+	s.loadAll()
 	return slices.Clone(s.shadowed[name])
 }
 
@@ -128,5 +180,6 @@ func (s *AgentSet) Len() int {
 	if s == nil {
 		return 0
 	}
+	s.loadAll()
 	return len(s.agents)
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -26,12 +25,9 @@ import (
 // the event's JSON on the command's standard input; from a PreToolUse
 // hook, exit status 2 (its standard error the reason) or a "deny" decision
 // refuses the call; from a PostToolUse hook, they add to what the model
-// reads. nil when no agent has hooks. A front end sets them as
-// RunRequest.Hooks.
+// reads. A front end sets them as RunRequest.Hooks; a run of agents
+// without hooks pays a lookup by name for each tool call.
 func (w *Workspace) AgentHooks() *delegate.Hooks {
-	if !slices.ContainsFunc(w.Agents.List(), func(a *config.Agent) bool { return len(a.Hooks) > 0 }) {
-		return nil
-	}
 	return &delegate.Hooks{
 		BeforeToolCall: func(ctx context.Context, s *delegate.Scope, call llm.ToolCall) error {
 			for _, h := range w.hooksOf(s, "PreToolUse", call.Name) {
@@ -60,7 +56,7 @@ func (w *Workspace) hooksOf(s *delegate.Scope, event, toolName string) []config.
 		return nil
 	}
 	a, ok := w.Agents.Get(s.Label)
-	if !ok {
+	if !ok || len(a.Hooks) == 0 {
 		return nil
 	}
 	name := claude.ToolName(toolName)

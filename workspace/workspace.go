@@ -66,6 +66,13 @@ type Options struct {
 	// TracerProvider, when set, receives OpenTelemetry spans of every run
 	// (telemetry.TraceListener); nil traces nothing, at no cost.
 	TracerProvider trace.TracerProvider
+	// Lazy loads an agent's file only when a run asks for the agent
+	// (config.OpenAgents), finding it through an index kept in the user's
+	// cache directory, rather than every agent file at Load: for a
+	// program that runs agents instead of listing them. Diagnostics then
+	// holds nothing at Load; Agent checks the agents it returns and those
+	// they can run.
+	Lazy bool
 }
 
 // Workspace is a loaded configuration. Its fields are what was loaded; a
@@ -114,6 +121,10 @@ type Workspace struct {
 
 	opts  Options
 	tools sync.Map // workdir -> *tool.Registry
+	// For a lazy workspace: the agents Lint has checked, and what it said.
+	lintMu sync.Mutex
+	linted map[*config.Agent]bool
+	lints  config.Diagnostics
 }
 
 // Load reads the user's configuration. An error names the file, key or
@@ -159,9 +170,13 @@ func Load(opts Options) (*Workspace, error) {
 	if p := claude.UserMCPPath(); p != "" {
 		w.MCP.Referable = claude.LoadUserMCP(p, dir)
 	}
-	var diags config.Diagnostics
-	w.Agents, diags = LoadAgents(dir, opts.AgentsDirs)
-	w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)
+	if opts.Lazy {
+		w.Agents = config.OpenAgents(AgentDirs(dir, opts.AgentsDirs), AgentLoadOptions(dir), indexPath())
+	} else {
+		var diags config.Diagnostics
+		w.Agents, diags = LoadAgents(dir, opts.AgentsDirs)
+		w.Diagnostics = append(diags, config.Lint(w.Agents, w.LintOptions())...)
+	}
 	w.Models = NewModels(w.Settings, dir)
 	w.MCP.Secrets = w.Models.Secrets()
 	w.Grant = GrantOf(w.Settings.Permissions, dir)
@@ -386,8 +401,13 @@ func (w *Workspace) Agent(name string) (*config.Agent, config.Diagnostics, error
 		return nil, nil, fmt.Errorf("no agent named %q; %s", name, known)
 	}
 	var relevant config.Diagnostics
-	for _, t := range w.closure(a) {
-		relevant = append(relevant, w.Diagnostics.ForFile(t.Path)...)
+	closure := w.closure(a)
+	diags := w.Diagnostics
+	if w.opts.Lazy {
+		diags = w.lintLoaded(closure)
+	}
+	for _, t := range closure {
+		relevant = append(relevant, diags.ForFile(t.Path)...)
 		// A tool the grant refuses is said once, here, not at its first call.
 		for _, n := range w.Grant.Refused(t) {
 			relevant = append(relevant, config.Diagnostic{File: t.Path, Line: t.KeyLine("tools"), Key: "tools", Severity: config.Warning,
@@ -399,6 +419,51 @@ func (w *Workspace) Agent(name string) (*config.Agent, config.Diagnostics, error
 		return nil, relevant.Warnings(), fmt.Errorf("agent %q cannot run:\n%s", name, errs)
 	}
 	return a, relevant.Warnings(), nil
+}
+
+// lintLoaded is, for a lazily loaded workspace, what Load's checks would
+// have said of the agents of closure: their files' problems and Lint's
+// (run once for each agent, as Lint takes out of a Claude Code agent the
+// tools it cannot have).
+func (w *Workspace) lintLoaded(closure []*config.Agent) config.Diagnostics {
+	w.lintMu.Lock()
+	defer w.lintMu.Unlock()
+	var fresh []*config.Agent
+	for _, a := range closure {
+		if !w.linted[a] {
+			fresh = append(fresh, a)
+		}
+	}
+	if len(fresh) > 0 {
+		if w.linted == nil {
+			w.linted = map[*config.Agent]bool{}
+		}
+		paths := map[string]bool{}
+		for _, a := range fresh {
+			w.linted[a] = true
+			paths[a.Path] = true
+		}
+		// Sub-agents are looked up in the closure, which holds every one
+		// that exists; what was said of the agents checked before is not
+		// said again.
+		for _, d := range config.Lint(config.NewAgentSet(closure...), w.LintOptions()) {
+			if paths[d.File] {
+				w.lints = append(w.lints, d)
+			}
+		}
+	}
+	return append(w.Agents.LoadDiagnostics(), w.lints...)
+}
+
+// indexPath is where a lazily loading workspace keeps its index of agent
+// files: deputy's directory of the user's cache directory; "" (no index,
+// each run reads the files' heads) when there is none.
+func indexPath() string {
+	d, err := os.UserCacheDir()
+	if err != nil || d == "" {
+		return ""
+	}
+	return filepath.Join(d, "deputy", "agent-index")
 }
 
 // closure is a and every agent it can reach through sub_agents.

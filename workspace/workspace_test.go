@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ func isolate(t *testing.T) string {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	t.Setenv("DEPUTY_DB", "")
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("ANTHROPIC_MODEL", "")
@@ -100,5 +102,59 @@ func TestAgentErrors(t *testing.T) {
 	if _, err := workspace.Load(workspace.Options{Dir: t.TempDir(), AgentsDirs: []string{"/does/not/exist"}}); err == nil ||
 		err.Error() != "--agents-dir /does/not/exist: not a directory" {
 		t.Errorf("Load with a missing agents dir: %v", err)
+	}
+}
+
+// A lazily loaded workspace runs an agent and what it calls with the
+// diagnostics of their files only: a broken file of another agent does not
+// stop it, a broken sub-agent does, and the list still shows every agent.
+func TestLazyAgent(t *testing.T) {
+	home := isolate(t)
+	dir := t.TempDir()
+	agents := filepath.Join(dir, ".deputy", "agents")
+	write(t, filepath.Join(agents, "lead.toml"), `name = "lead"
+model = "openai/gpt-5-mini"
+system_prompt = "Lead."
+sub_agents = ["helper"]
+`)
+	write(t, filepath.Join(agents, "helper.md"), "---\nname: helper\nmodel: inherit\ndescription: Helps.\ncolour: red\n---\nHelp.\n")
+	write(t, filepath.Join(agents, "broken.toml"), "model = \n")
+	write(t, filepath.Join(agents, "caller.toml"), `name = "caller"
+model = "openai/gpt-5-mini"
+system_prompt = "Calls."
+sub_agents = ["missing"]
+`)
+	w, err := workspace.Load(workspace.Options{Dir: dir, Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, warns, err := w.Agent("lead")
+	if err != nil {
+		t.Fatalf("Agent(lead): %v", err)
+	}
+	if a.Name != "lead" || len(warns) != 1 || warns[0].Key != "colour" {
+		t.Errorf("Agent(lead) = %s, warnings %v; want lead with its helper's warning", a.Name, warns)
+	}
+	if _, _, err := w.Agent("caller"); err == nil || !strings.Contains(err.Error(), `no agent named "missing"`) {
+		t.Errorf("Agent(caller) error = %v; want the missing sub-agent", err)
+	}
+	if _, _, err := w.Agent("broken"); err == nil || !strings.Contains(err.Error(), "cannot be loaded") {
+		t.Errorf("Agent(broken) error = %v; want its file's error", err)
+	}
+	if n := len(w.Agents.List()); n != 3 {
+		t.Errorf("List has %d agents, want 3 (lead, helper, caller)", n)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cache", "deputy", "agent-index")); err != nil {
+		t.Errorf("no index in the cache directory: %v", err)
+	}
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

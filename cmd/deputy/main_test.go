@@ -84,6 +84,7 @@ func setupScript(env *testscript.Env) error {
 		{"HOME", home},
 		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
 		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
+		{"XDG_CACHE_HOME", filepath.Join(home, ".cache")},
 		{"DEPUTY_DB", ""},
 		{"DEPUTY_LOG", ""},
 		{"CLAUDE_CONFIG_DIR", ""},

@@ -155,7 +155,7 @@ func deputyOnFake(t *testing.T, dir string, fakeYAML []byte) (*llmtest.Server, f
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"),
-		"XDG_DATA_HOME="+filepath.Join(dir, "home", "data"), "DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "DEPUTY_LOG=",
+		"XDG_DATA_HOME="+filepath.Join(dir, "home", "data"), "XDG_CACHE_HOME="+filepath.Join(dir, "home", "cache"), "DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "DEPUTY_LOG=",
 		"OPENAI_BASE_URL="+srv.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
 	return srv, func(args ...string) *exec.Cmd {
 		cmd := exec.Command("deputy", args...)

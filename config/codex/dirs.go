@@ -201,3 +201,17 @@ func SessionModel(cwd string) string {
 	}
 	return model
 }
+
+// Names are the agent a role file defines, for an index: its name, else
+// the name config.toml declares it under.
+func (o Origin) Names(path string, data []byte) []string {
+	if names := config.FileNames(path, data); len(names) > 0 && names[0] != strings.TrimSuffix(filepath.Base(path), ".toml") {
+		return names
+	}
+	for _, dir := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
+		if n := declared(dir)[path]; n != "" {
+			return []string{n}
+		}
+	}
+	return config.FileNames(path, data)
+}

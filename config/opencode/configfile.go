@@ -112,3 +112,23 @@ func SessionModel(cwd string) string {
 	}
 	return model
 }
+
+// Names are the agents a file of opencode's defines, for an index: the
+// keys of an opencode.json's agent section, or an agent file's name.
+func (o Origin) Names(path string, data []byte) []string {
+	if strings.EqualFold(filepath.Ext(path), ".md") {
+		return config.FileNames(path, data)
+	}
+	var c struct {
+		Agent map[string]json.RawMessage `json:"agent"`
+	}
+	if json.Unmarshal(jsonc.Strip(data), &c) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(c.Agent))
+	for n := range c.Agent {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -60,7 +60,7 @@ func prepareRoot(cmd *cobra.Command, g *globalFlags, f *rootFlags, name string, 
 	if s.model, err = modelFlag(f.model); err != nil {
 		return nil, err
 	}
-	if s.w, err = loadWorkspace(cmd, g); err != nil {
+	if s.w, err = openWorkspace(cmd, g, true); err != nil {
 		return nil, err
 	}
 	defer func() {

@@ -63,6 +63,13 @@ func (g *globalFlags) options(cwd string) workspace.Options {
 }
 
 func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*cliWorkspace, error) {
+	return openWorkspace(cmd, g, false)
+}
+
+// openWorkspace loads the workspace; lazy loads an agent's file only when
+// a run asks for the agent (workspace.Options.Lazy), which is what run and
+// chat need.
+func openWorkspace(cmd *cobra.Command, g *globalFlags, lazy bool) (*cliWorkspace, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -77,6 +84,7 @@ func loadWorkspace(cmd *cobra.Command, g *globalFlags) (*cliWorkspace, error) {
 	}
 	opts := g.options(cwd)
 	opts.Logger = telemetry.NewLogger(cmd.ErrOrStderr(), lvl)
+	opts.Lazy = lazy
 	w, err := workspace.Load(opts)
 	if err != nil {
 		return nil, configErr(err)
