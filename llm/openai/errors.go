@@ -45,6 +45,37 @@ func (p *Provider) newExchange() *exchange {
 	return &exchange{provider: p.name, secrets: p.secrets}
 }
 
+// plainExchange is the exchange of a non-streaming call, and the context
+// that bounds its wait for the answer (Options.ResponseTimeout).
+func (p *Provider) plainExchange(ctx context.Context) (*exchange, context.Context) {
+	ex := p.newExchange()
+	callCtx, stalled := llm.WithResponseTimeout(ctx, p.respTimeout, p.idleTimeout)
+	ex.stalled = func() *llm.Error {
+		if stalled() {
+			return llm.NoResponseError(p.name, p.respTimeout, p.idleTimeout)
+		}
+		return nil
+	}
+	return ex, callCtx
+}
+
+// streamExchange is the exchange of a streaming call, and the context that
+// ends it when the stream goes silent (Options.IdleTimeout).
+func (p *Provider) streamExchange(ctx context.Context) (*exchange, context.Context) {
+	ex := p.newExchange()
+	if p.idleTimeout <= 0 {
+		return ex, ctx
+	}
+	callCtx, stalled := llm.WithIdleTimeout(ctx, p.idleTimeout)
+	ex.stalled = func() *llm.Error {
+		if stalled() {
+			return llm.StallError(p.name, p.idleTimeout)
+		}
+		return nil
+	}
+	return ex, callCtx
+}
+
 // option returns the per-call SDK option installing the middleware.
 func (ex *exchange) option() option.RequestOption {
 	return option.WithMiddleware(ex.middleware)

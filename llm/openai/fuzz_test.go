@@ -47,51 +47,59 @@ func FuzzResponse(f *testing.F) {
 	f.Add(500, true, []byte("<html>"))
 	f.Add(200, false, []byte(`{"choices":[{"index":0,`))
 	f.Fuzz(func(t *testing.T, status int, stream bool, body []byte) {
-		if status < 200 || status > 599 {
-			status = 200
-		}
-		ct := "application/json"
-		if stream {
-			ct = "text/event-stream"
-		}
-		p, err := openai.New(openai.Options{
-			BaseURL:    "http://127.0.0.1:9/v1/",
-			HTTPClient: &http.Client{Transport: bodyTransport{status: status, contentType: ct, body: body}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var on llm.StreamFunc
-		if stream {
-			on = func(ev llm.StreamEvent) {
-				if ev.Kind == llm.EventToolCall && ev.ToolCall == nil {
-					t.Fatal("tool call event without a call")
-				}
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		resp, err := p.Generate(ctx, &llm.Request{Model: "m", Messages: []llm.Message{llm.UserMessage("hi")}}, on)
-		if err != nil {
-			var le *llm.Error
-			if !errors.As(err, &le) {
-				t.Fatalf("error %T %v is not an *llm.Error", err, err)
-			}
-			if status >= 400 && le.Status != status {
-				t.Fatalf("status %d reported as %d", status, le.Status)
-			}
-			return
-		}
-		if status >= 400 {
-			t.Fatalf("status %d gave a response", status)
-		}
-		if resp.Message.Role != llm.RoleAssistant {
-			t.Fatalf("role %q", resp.Message.Role)
-		}
-		for _, c := range resp.Message.ToolCalls {
-			if len(c.Arguments) == 0 {
-				t.Fatal("empty tool-call arguments were not replaced by {}")
-			}
-		}
+		fuzzAnswer(t, "", "m", status, stream, body)
 	})
+}
+
+// fuzzAnswer has the adapter, on wire, answer a request for model with
+// status and body: it returns a response or an *llm.Error, never panics,
+// and what it returns holds together.
+func fuzzAnswer(t *testing.T, wire, model string, status int, stream bool, body []byte) *llm.Response {
+	if status < 200 || status > 599 {
+		status = 200
+	}
+	ct := "application/json"
+	if stream {
+		ct = "text/event-stream"
+	}
+	p, err := openai.New(openai.Options{
+		BaseURL: "http://127.0.0.1:9/v1/", WireAPI: wire,
+		HTTPClient: &http.Client{Transport: bodyTransport{status: status, contentType: ct, body: body}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on llm.StreamFunc
+	if stream {
+		on = func(ev llm.StreamEvent) {
+			if ev.Kind == llm.EventToolCall && ev.ToolCall == nil {
+				t.Fatal("tool call event without a call")
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := p.Generate(ctx, &llm.Request{Model: model, Messages: []llm.Message{llm.UserMessage("hi")}}, on)
+	if err != nil {
+		var le *llm.Error
+		if !errors.As(err, &le) {
+			t.Fatalf("error %T %v is not an *llm.Error", err, err)
+		}
+		if status >= 400 && le.Status != status {
+			t.Fatalf("status %d reported as %d", status, le.Status)
+		}
+		return nil
+	}
+	if status >= 400 {
+		t.Fatalf("status %d gave a response", status)
+	}
+	if resp.Message.Role != llm.RoleAssistant {
+		t.Fatalf("role %q", resp.Message.Role)
+	}
+	for _, c := range resp.Message.ToolCalls {
+		if len(c.Arguments) == 0 {
+			t.Fatal("empty tool-call arguments were not replaced by {}")
+		}
+	}
+	return resp
 }

@@ -139,14 +139,7 @@ func (p *Provider) generateChat(ctx context.Context, req *llm.Request, onEvent l
 
 // generate is the non-streaming call.
 func (p *Provider) generate(ctx context.Context, params sdk.ChatCompletionNewParams) (*llm.Response, error) {
-	ex := p.newExchange()
-	callCtx, stalled := llm.WithResponseTimeout(ctx, p.respTimeout, p.idleTimeout)
-	ex.stalled = func() *llm.Error {
-		if stalled() {
-			return llm.NoResponseError(p.name, p.respTimeout, p.idleTimeout)
-		}
-		return nil
-	}
+	ex, callCtx := p.plainExchange(ctx)
 	completion, err := p.chat.New(callCtx, params, ex.option())
 	if err != nil {
 		return nil, ex.classify(ctx, err)

@@ -40,14 +40,7 @@ func (p *Provider) callResponses(ctx context.Context, params responses.ResponseN
 	if onEvent != nil {
 		return p.streamResponses(ctx, params, model, onEvent)
 	}
-	ex := p.newExchange()
-	callCtx, stalled := llm.WithResponseTimeout(ctx, p.respTimeout, p.idleTimeout)
-	ex.stalled = func() *llm.Error {
-		if stalled() {
-			return llm.NoResponseError(p.name, p.respTimeout, p.idleTimeout)
-		}
-		return nil
-	}
+	ex, callCtx := p.plainExchange(ctx)
 	r, err := p.resp.New(callCtx, params, ex.option())
 	if err != nil {
 		return nil, ex.classify(ctx, err)
@@ -88,18 +81,7 @@ type rsEvent struct {
 // the items of the done events stand in for its output should it come
 // without. A stream that ends before it is a dropped connection.
 func (p *Provider) streamResponses(ctx context.Context, params responses.ResponseNewParams, model string, onEvent llm.StreamFunc) (*llm.Response, error) {
-	ex := p.newExchange()
-	callCtx := ctx
-	if p.idleTimeout > 0 {
-		var stalled func() bool
-		callCtx, stalled = llm.WithIdleTimeout(ctx, p.idleTimeout)
-		ex.stalled = func() *llm.Error {
-			if stalled() {
-				return llm.StallError(p.name, p.idleTimeout)
-			}
-			return nil
-		}
-	}
+	ex, callCtx := p.streamExchange(ctx)
 	st := p.resp.NewStreaming(callCtx, params, ex.option())
 	defer st.Close()
 

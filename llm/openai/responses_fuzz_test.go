@@ -29,48 +29,9 @@ func FuzzResponsesAnswer(f *testing.F) {
 	f.Add(200, true, []byte("data: {\"type\":\"response.completed\",\"response\":7}\n\n"))
 	f.Add(400, false, []byte(`{"error":{"message":"verify","param":"reasoning.summary","code":"unsupported_value"}}`))
 	f.Fuzz(func(t *testing.T, status int, stream bool, body []byte) {
-		if status < 200 || status > 599 {
-			status = 200
-		}
-		ct := "application/json"
-		if stream {
-			ct = "text/event-stream"
-		}
-		p, err := openai.New(openai.Options{
-			BaseURL: "http://127.0.0.1:9/v1/", WireAPI: openai.WireResponses,
-			HTTPClient: &http.Client{Transport: bodyTransport{status: status, contentType: ct, body: body}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var on llm.StreamFunc
-		if stream {
-			on = func(ev llm.StreamEvent) {
-				if ev.Kind == llm.EventToolCall && ev.ToolCall == nil {
-					t.Fatal("tool call event without a call")
-				}
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		resp, err := p.Generate(ctx, &llm.Request{Model: "gpt-5.6", Messages: []llm.Message{llm.UserMessage("hi")}}, on)
-		if err != nil {
-			var le *llm.Error
-			if !errors.As(err, &le) {
-				t.Fatalf("error %T %v is not an *llm.Error", err, err)
-			}
+		resp := fuzzAnswer(t, openai.WireResponses, "gpt-5.6", status, stream, body)
+		if resp == nil {
 			return
-		}
-		if status >= 400 {
-			t.Fatalf("status %d gave a response", status)
-		}
-		if resp.Message.Role != llm.RoleAssistant {
-			t.Fatalf("role %q", resp.Message.Role)
-		}
-		for _, c := range resp.Message.ToolCalls {
-			if len(c.Arguments) == 0 {
-				t.Fatal("empty tool-call arguments were not replaced by {}")
-			}
 		}
 		if s := resp.Message.State; s != nil && (s.Format != llm.StateOpenAIResponses || s.Model != "gpt-5.6") {
 			t.Fatalf("state %+v", s)

@@ -112,21 +112,6 @@ func appendInput(items responses.ResponseInputParam, m llm.Message, model string
 	}
 }
 
-// stateItem is what the adapter reads of an output item kept in a
-// message's State.
-type stateItem struct {
-	Type      string `json:"type"`
-	Role      string `json:"role"`
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-	Content   []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	} `json:"content"`
-}
-
 // appendTurn appends an assistant turn. Its State, when it holds this
 // wire's items from the same model, is sent back as it came: every
 // reasoning item verbatim and in its place, and the message and function
@@ -145,7 +130,7 @@ func appendTurn(items responses.ResponseInputParam, m llm.Message, model string)
 		var raws []json.RawMessage
 		if json.Unmarshal(st.Data, &raws) == nil {
 			for _, raw := range raws {
-				var it stateItem
+				var it rsItem
 				if json.Unmarshal(raw, &it) != nil {
 					continue
 				}
@@ -165,7 +150,7 @@ func appendTurn(items responses.ResponseInputParam, m llm.Message, model string)
 					}
 				case it.Type == "message" && it.Role == "assistant" && !sentText:
 					sentText = true
-					if it.text() == m.Content {
+					if it.answer() == m.Content {
 						items = append(items, rawItem(raw))
 					} else if m.Content != "" {
 						items = append(items, assistantText(m.Content))
@@ -183,19 +168,6 @@ func appendTurn(items responses.ResponseInputParam, m llm.Message, model string)
 		}
 	}
 	return items
-}
-
-// text is the answer text of a message item.
-func (it *stateItem) text() string {
-	s := ""
-	for _, c := range it.Content {
-		if c.Type == "output_text" {
-			s += c.Text
-		} else if c.Type == "refusal" {
-			s += c.Refusal
-		}
-	}
-	return s
 }
 
 // rawItem sends an output item back as it came.

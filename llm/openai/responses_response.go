@@ -35,7 +35,8 @@ type rsResponse struct {
 	} `json:"usage"`
 }
 
-// rsItem is what the adapter reads of one output item.
+// rsItem is what the adapter reads of one output item, of a response or
+// of a message's State.
 type rsItem struct {
 	Type      string `json:"type"`
 	Role      string `json:"role"`
@@ -50,6 +51,29 @@ type rsItem struct {
 	Summary []struct {
 		Text string `json:"text"`
 	} `json:"summary"`
+}
+
+// text is the answer text of a message item, and its refusal.
+func (it *rsItem) text() (text, refusal string) {
+	for _, c := range it.Content {
+		switch c.Type {
+		case "output_text":
+			text += c.Text
+		case "refusal":
+			refusal += c.Refusal
+		}
+	}
+	return text, refusal
+}
+
+// answer is what the message item says, as the neutral message has it:
+// its text, or else its refusal.
+func (it *rsItem) answer() string {
+	text, refusal := it.text()
+	if text == "" {
+		return refusal
+	}
+	return text
 }
 
 // fromResponse translates a Responses API response to a neutral one; a
@@ -90,14 +114,9 @@ func fromResponse(body []byte, model, provider string) (*llm.Response, error) {
 				}
 			}
 		case "message":
-			for _, c := range it.Content {
-				switch c.Type {
-				case "output_text":
-					msg.Content += c.Text
-				case "refusal":
-					refusal += c.Refusal
-				}
-			}
+			text, refused := it.text()
+			msg.Content += text
+			refusal += refused
 		case "function_call":
 			msg.ToolCalls = append(msg.ToolCalls, toolCall(it.CallID, it.Name, it.Arguments))
 		default:

@@ -17,18 +17,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 	// Without include_usage a stream reports no token counts at all.
 	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 
-	ex := p.newExchange()
-	callCtx := ctx
-	if p.idleTimeout > 0 {
-		var stalled func() bool
-		callCtx, stalled = llm.WithIdleTimeout(ctx, p.idleTimeout)
-		ex.stalled = func() *llm.Error {
-			if stalled() {
-				return llm.StallError(p.name, p.idleTimeout)
-			}
-			return nil
-		}
-	}
+	ex, callCtx := p.streamExchange(ctx)
 	st := p.chat.NewStreaming(callCtx, params, ex.option())
 	defer st.Close()
 
