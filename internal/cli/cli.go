@@ -193,6 +193,7 @@ that needs no API key.`,
 		newReplayCmd(g),
 		newMCPCmd(g),
 		newFakeLLMCmd(),
+		newDoctorCmd(g),
 		newVersionCmd(),
 		newWorkerCmd(),
 	)
