@@ -89,12 +89,14 @@ type permissionsFile struct {
 	Mode      *string   `yaml:"mode"`
 }
 
-// priceFile is one model's price in US dollars per million tokens.
+// priceFile is one model's price in US dollars per million tokens, and
+// its provider's web search per 1,000 searches.
 type priceFile struct {
 	Input      *float64 `yaml:"input"`
 	Output     *float64 `yaml:"output"`
 	CacheRead  *float64 `yaml:"cache_read"`
 	CacheWrite *float64 `yaml:"cache_write"`
+	WebSearch  *float64 `yaml:"web_search"`
 }
 
 // capabilityFile is one entry of capabilities: what a model family

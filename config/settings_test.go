@@ -295,6 +295,27 @@ func TestPriceOfUnknownProviderWarns(t *testing.T) {
 	}
 }
 
+// A price's web_search is per 1,000 searches; an entry that leaves it out
+// keeps the embedded table's search price for that model, since it
+// overrides token prices, not the provider's per-search fee.
+func TestPriceWebSearch(t *testing.T) {
+	p := writeSettings(t, "prices:\n  anthropic/claude-sonnet-5-5: {input: 1, output: 1}\n  anthropic/claude-opus-5-5: {input: 1, output: 1, web_search: 12.5}\n  local/qwen: {input: 0, output: 0}\nproviders:\n  local: {base_url: 'http://127.0.0.1:1/v1/'}\n")
+	s, err := LoadSettings([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for model, want := range map[string]float64{"anthropic/claude-sonnet-5-5": 10, "anthropic/claude-opus-5-5": 12.5, "local/qwen": 0} {
+		if got := s.Prices[model].WebSearch; got != want {
+			t.Errorf("%s: web search %v per 1,000, want %v", model, got, want)
+		}
+	}
+	p = writeSettings(t, "prices:\n  anthropic/claude-sonnet-5-5: {input: 1, output: 1, web_search: -1}\n")
+	_, err = LoadSettings([]string{p})
+	if want := p + ": prices.anthropic/claude-sonnet-5-5.web_search must be a non-negative number of US dollars per 1,000 searches (got -1)"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
 // capabilities: lay entries over the capability table, field by field;
 // an entry for a provider deputy does not know warns, as a price does.
 func TestCapabilities(t *testing.T) {

@@ -247,6 +247,14 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		if pf.CacheWrite != nil {
 			p.CacheWrite = *pf.CacheWrite
 		}
+		// The search is billed per provider, not per token price: an
+		// entry that leaves it out keeps the embedded table's.
+		if embedded, ok := price.NewTable(nil).Lookup(model); ok {
+			p.WebSearch = embedded.WebSearch
+		}
+		if pf.WebSearch != nil {
+			p.WebSearch = *pf.WebSearch
+		}
 		s.Prices[model] = p
 		origin["prices."+model] = path
 	}
@@ -475,11 +483,12 @@ func checkPrice(sink *Sink, model string, p *priceFile) {
 		return
 	}
 	for _, f := range []struct {
-		name string
-		v    *float64
-	}{{"input", p.Input}, {"output", p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite}} {
+		name, unit string
+		v          *float64
+	}{{"input", "million tokens", p.Input}, {"output", "million tokens", p.Output}, {"cache_read", "million tokens", p.CacheRead},
+		{"cache_write", "million tokens", p.CacheWrite}, {"web_search", "1,000 searches", p.WebSearch}} {
 		if f.v != nil && (*f.v < 0 || math.IsNaN(*f.v) || math.IsInf(*f.v, 0)) {
-			sink.Errorf(0, "", "%s.%s must be a non-negative number of US dollars per million tokens (got %v)", key, f.name, *f.v)
+			sink.Errorf(0, "", "%s.%s must be a non-negative number of US dollars per %s (got %v)", key, f.name, f.unit, *f.v)
 		}
 	}
 }

@@ -197,13 +197,16 @@ type OutputSchema struct {
 // CacheWriteTokens say how many of them were read from, or written to, the
 // provider's prompt cache (they are priced differently). OutputTokens is
 // every output token billed; ReasoningTokens says how many of them the
-// model spent thinking, where the provider reports it.
+// model spent thinking, where the provider reports it. WebSearches counts
+// the searches the provider's own web search ran (a ServerWebSearch
+// tool), which providers bill per search besides the tokens.
 type Usage struct {
 	InputTokens      int64 `json:"input_tokens"`
 	OutputTokens     int64 `json:"output_tokens"`
 	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
+	WebSearches      int64 `json:"web_searches,omitempty"`
 }
 
 // Total is input plus output tokens.
@@ -213,7 +216,7 @@ func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
 func (u Usage) Add(v Usage) Usage {
 	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
-		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens}
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens, WebSearches: u.WebSearches + v.WebSearches}
 }
 
 // FinishReason says why the model stopped.

@@ -67,6 +67,11 @@ func FuzzState(f *testing.F) {
 	f.Add([]byte(`[{"type":"text","text":"hi"}]`), "hi", "", "")
 	f.Add([]byte(`{"content":[{"type":""}],"prefix":"p"}`), "", "", "")
 	f.Add([]byte(`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"prefix":"p"}`), "ab", "", "")
+	f.Add([]byte(`{"content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},`+
+		`{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://a.org/","title":"A","encrypted_content":"e"}]},`+
+		`{"type":"text","text":"x","citations":[{"type":"web_search_result_location","url":"https://a.org/","title":"A","cited_text":"c","encrypted_index":"i"}]}],"prefix":"p","cited":true}`),
+		"x[1]\n\nSources:\n[1] A - https://a.org/", "", "")
+	f.Add([]byte(`{"content":[{"type":"text","text":"x","citations":[{"type":"web_search_result_location","url":"u"},{"type":"char_location"}]}],"prefix":"p","cited":true}`), "x[1]", "", "")
 	f.Fuzz(func(t *testing.T, data []byte, content, id, name string) {
 		m := llm.Message{Role: llm.RoleAssistant, Content: content,
 			State: &llm.State{Format: llm.StateAnthropic, Model: "m", Data: data}}

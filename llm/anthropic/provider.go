@@ -68,7 +68,10 @@ func (p *Provider) Name() string { return p.name }
 // Generate performs one Messages API call. With a nil onEvent it sends a
 // plain request, unless max_tokens is so large that the SDK insists on
 // streaming, in which case it streams silently; otherwise it streams,
-// reporting text deltas and each complete tool call.
+// reporting text deltas and each complete tool call. A turn the API
+// paused (stop_reason pause_turn: its server-side tool loop ran long) is
+// sent back as it is, and goes on, in up to maxPauses more calls; the
+// response is the whole turn.
 func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.StreamFunc) (_ *llm.Response, err error) {
 	defer func() { err = p.secrets.Error(err) }()
 	if req == nil {
@@ -78,20 +81,53 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request, onEvent llm.S
 	if err != nil {
 		return nil, &llm.Error{Kind: llm.KindBadRequest, Provider: p.name, Message: err.Error(), Err: err}
 	}
-	if onEvent == nil && !mustStream(params) {
-		cctx, stalled := llm.WithResponseTimeout(ctx, p.respTO, p.idle)
-		msg, err := p.client.Messages.New(cctx, params)
-		if err != nil {
-			return nil, p.classify(ctx, err, func() *llm.Error {
-				if stalled() {
-					return llm.NoResponseError(p.name, p.respTO, p.idle)
-				}
-				return nil
-			})
-		}
-		return toResponse(msg, req.Model, prefixDigest(&params)), nil
+	prefix := prefixDigest(&params)
+	// A structured answer is the JSON itself: nothing is added to it.
+	cite := req.Output == nil
+	var a answer
+	var sent streamed
+	if cite {
+		sent.sources = &sources{}
 	}
-	return p.stream(ctx, params, onEvent)
+	for pauses := 0; ; pauses++ {
+		msg, err := p.call(ctx, params, onEvent, &sent)
+		if err != nil {
+			return nil, err
+		}
+		a.add(msg)
+		turn, ok := rawTurn(rawBlocks(msg.Content))
+		if msg.StopReason != "pause_turn" || pauses == maxPauses || !ok {
+			break
+		}
+		params.Messages = append(params.Messages, turn)
+	}
+	if list := sent.sources.String(); onEvent != nil && list != "" {
+		onEvent(llm.StreamEvent{Kind: llm.EventTextDelta, Text: list})
+	}
+	return toResponse(&a, req.Model, prefix, cite), nil
+}
+
+// maxPauses bounds the calls that continue a paused turn; a turn still
+// paused after them is returned as it stands (finish reason other).
+const maxPauses = 8
+
+// call performs one call of a turn: plain, unless onEvent wants a stream
+// or max_tokens needs one.
+func (p *Provider) call(ctx context.Context, params sdk.MessageNewParams, onEvent llm.StreamFunc, sent *streamed) (*sdk.Message, error) {
+	if onEvent != nil || mustStream(params) {
+		return p.stream(ctx, params, onEvent, sent)
+	}
+	cctx, stalled := llm.WithResponseTimeout(ctx, p.respTO, p.idle)
+	msg, err := p.client.Messages.New(cctx, params)
+	if err != nil {
+		return nil, p.classify(ctx, err, func() *llm.Error {
+			if stalled() {
+				return llm.NoResponseError(p.name, p.respTO, p.idle)
+			}
+			return nil
+		})
+	}
+	return msg, nil
 }
 
 // mustStream reports whether the SDK would refuse a non-streaming call

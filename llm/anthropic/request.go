@@ -57,14 +57,14 @@ func buildParams(req *llm.Request, caps *capability.Table) (sdk.MessageNewParams
 		params.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
 	}
 	for _, t := range req.Tools {
-		tool, err := buildTool(t)
+		tool, err := buildTool(t, req.Model)
 		if err != nil {
 			return params, err
 		}
 		params.Tools = append(params.Tools, tool)
 	}
 	if n := len(params.Tools); n > 0 {
-		params.Tools[n-1].OfTool.CacheControl = breakpoint()
+		*params.Tools[n-1].GetCacheControl() = breakpoint()
 	}
 	msgs, err := buildMessages(req.Messages, req.Model, newPrefixHash(&params))
 	if err != nil {
@@ -153,8 +153,12 @@ func toolInput(args json.RawMessage) json.RawMessage {
 	return json.RawMessage(trimmed)
 }
 
-// buildTool passes the tool's JSON Schema through unchanged as input_schema.
-func buildTool(t llm.ToolSpec) (sdk.ToolUnionParam, error) {
+// buildTool passes the tool's JSON Schema through unchanged as
+// input_schema; a spec with Server is the provider's own tool for model.
+func buildTool(t llm.ToolSpec, model string) (sdk.ToolUnionParam, error) {
+	if t.Server != nil {
+		return buildServerTool(t, model)
+	}
 	schema := bytes.TrimSpace(t.Parameters)
 	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
 		schema = []byte(`{"type":"object","properties":{}}`)

@@ -9,19 +9,38 @@ import (
 	"github.com/deputyhq/deputy/llm"
 )
 
-// toResponse turns a complete Messages API message, the answer to a
-// request for model whose digest is prefix, into the neutral response:
-// the text blocks are the content, the tool_use blocks the tool calls,
-// the readable thinking the reasoning, and every block, in order, the
-// State the next request sends back.
-func toResponse(msg *sdk.Message, model, prefix string) *llm.Response {
-	var text strings.Builder
+// answer is what the calls of one turn returned: their content blocks in
+// order (a turn the API paused goes on in the next call, provider.go),
+// their usage summed, and the last call's stop reason and model.
+type answer struct {
+	content []sdk.ContentBlockUnion
+	usage   llm.Usage
+	stop    sdk.StopReason
+	model   string
+}
+
+// add appends one call's message.
+func (a *answer) add(msg *sdk.Message) {
+	a.content = append(a.content, msg.Content...)
+	a.usage = a.usage.Add(usage(msg.Usage))
+	a.stop, a.model = msg.StopReason, string(msg.Model)
+}
+
+// toResponse turns a turn's answer to a request for model whose digest is
+// prefix into the neutral response: the text blocks are the content (with
+// cite, with the marks of the sources they cite and the sources listed,
+// citations.go), the tool_use blocks the tool calls, the readable
+// thinking the reasoning, and every block, in order, the State the next
+// request sends back. The server tools' blocks (server_tool_use,
+// web_search_tool_result) are in State only: the API ran them.
+func toResponse(a *answer, model, prefix string, cite bool) *llm.Response {
+	var text []textPart
 	var calls []llm.ToolCall
 	var reasoning reasoningText
-	for _, b := range msg.Content {
+	for _, b := range a.content {
 		switch b.Type {
 		case "text":
-			text.WriteString(b.Text)
+			text = append(text, textPart{text: b.Text, cites: citationsOf(b)})
 		case "tool_use":
 			calls = append(calls, toolCall(b))
 		case "thinking":
@@ -31,15 +50,24 @@ func toResponse(msg *sdk.Message, model, prefix string) *llm.Response {
 	return &llm.Response{
 		Message: llm.Message{
 			Role:      llm.RoleAssistant,
-			Content:   text.String(),
+			Content:   answerText(text, cite),
 			ToolCalls: calls,
-			State:     stateOf(model, prefix, msg.Content),
+			State:     stateOf(model, prefix, a.content, cite),
 			Reasoning: reasoning.String(),
 		},
-		Usage:        usage(msg.Usage),
-		FinishReason: finishReason(msg.StopReason),
-		Model:        string(msg.Model),
+		Usage:        a.usage,
+		FinishReason: finishReason(a.stop),
+		Model:        a.model,
 	}
+}
+
+// citationsOf returns what a text block cites.
+func citationsOf(b sdk.ContentBlockUnion) []citation {
+	var out []citation
+	for _, c := range b.Citations {
+		out = append(out, citation{Type: c.Type, URL: c.URL, Title: c.Title})
+	}
+	return out
 }
 
 // reasoningText joins the texts of a turn's thinking blocks, a blank line
@@ -73,7 +101,8 @@ func toolCall(b sdk.ContentBlockUnion) llm.ToolCall {
 
 // usage counts cache writes and reads as input: they are input tokens the
 // request was billed for, which is what deputy's budgets measure. The
-// thinking tokens are part of the output tokens.
+// thinking tokens are part of the output tokens; the web searches the
+// API ran are billed per search.
 func usage(u sdk.Usage) llm.Usage {
 	return llm.Usage{
 		InputTokens:      u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
@@ -81,6 +110,7 @@ func usage(u sdk.Usage) llm.Usage {
 		CacheReadTokens:  u.CacheReadInputTokens,
 		CacheWriteTokens: u.CacheCreationInputTokens,
 		ReasoningTokens:  u.OutputTokensDetails.ThinkingTokens,
+		WebSearches:      u.ServerToolUse.WebSearchRequests,
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash"
-	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
@@ -38,26 +37,26 @@ import (
 // history cut short). State records a digest of its prefix for that.
 
 // stateData is State.Data: the turn's content blocks as the API sent
-// them, and the digest of the request they answered (prefixDigest).
+// them, the digest of the request they answered (prefixDigest), and
+// whether the message's Content marks the sources its text cites
+// (citations.go).
 type stateData struct {
 	Content []json.RawMessage `json:"content"`
 	Prefix  string            `json:"prefix"`
+	Cited   bool              `json:"cited,omitempty"`
 }
 
 // stateOf records blocks, an answer's content, as the turn's State, the
 // model being the one the request named (the name the next request of
-// the conversation will use), prefix the digest of that request.
-func stateOf(model, prefix string, blocks []sdk.ContentBlockUnion) *llm.State {
+// the conversation will use), prefix the digest of that request, cited
+// whether its Content marks its sources.
+func stateOf(model, prefix string, blocks []sdk.ContentBlockUnion, cited bool) *llm.State {
 	if len(blocks) == 0 {
 		return nil
 	}
-	d := stateData{Prefix: prefix}
-	for _, b := range blocks {
-		raw := json.RawMessage(b.RawJSON())
-		if !json.Valid(raw) {
-			return nil
-		}
-		d.Content = append(d.Content, raw)
+	d := stateData{Content: rawBlocks(blocks), Prefix: prefix, Cited: cited}
+	if d.Content == nil {
+		return nil
 	}
 	data, err := json.Marshal(d)
 	if err != nil {
@@ -68,28 +67,28 @@ func stateOf(model, prefix string, blocks []sdk.ContentBlockUnion) *llm.State {
 
 // stateBlock is what the adapter reads of a block in State.
 type stateBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	Type      string     `json:"type"`
+	Text      string     `json:"text"`
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Citations []citation `json:"citations"`
 }
 
-// parseState reads State's blocks, each a JSON object with a type, and
-// its prefix digest. It reports false for data that is not such.
-func parseState(data json.RawMessage) ([]json.RawMessage, []stateBlock, string, bool) {
+// parseState reads State's blocks, each a JSON object with a type. It
+// reports false for data that is not such.
+func parseState(data json.RawMessage) (stateData, []stateBlock, bool) {
 	var d stateData
 	if err := json.Unmarshal(data, &d); err != nil || len(d.Content) == 0 {
-		return nil, nil, "", false
+		return d, nil, false
 	}
-	raws := d.Content
-	blocks := make([]stateBlock, len(raws))
-	for i, raw := range raws {
+	blocks := make([]stateBlock, len(d.Content))
+	for i, raw := range d.Content {
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &blocks[i]) != nil || blocks[i].Type == "" {
-			return nil, nil, "", false
+			return d, nil, false
 		}
 	}
-	return raws, blocks, d.Prefix, true
+	return d, blocks, true
 }
 
 // stateTurn is m sent back from its State: the turn exactly as model
@@ -102,27 +101,46 @@ func stateTurn(m llm.Message, model, prefix string) (sdk.MessageParam, bool) {
 	if st == nil || st.Model != model {
 		return sdk.MessageParam{}, false
 	}
-	raws, blocks, made, ok := parseState(st.Data)
-	if !ok || made != prefix || !matches(blocks, m) {
+	d, blocks, ok := parseState(st.Data)
+	if !ok || d.Prefix != prefix || !matches(blocks, d.Cited, m) {
 		return sdk.MessageParam{}, false
 	}
-	turn, err := json.Marshal(map[string]any{"role": "assistant", "content": raws})
-	if err != nil {
+	return rawTurn(d.Content)
+}
+
+// rawTurn is an assistant turn of blocks, each sent as it is.
+func rawTurn(blocks []json.RawMessage) (sdk.MessageParam, bool) {
+	turn, err := json.Marshal(map[string]any{"role": "assistant", "content": blocks})
+	if err != nil || len(blocks) == 0 {
 		return sdk.MessageParam{}, false
 	}
 	return param.Override[sdk.MessageParam](json.RawMessage(turn)), true
 }
 
+// rawBlocks is each block of content as the API sent it; nil when one is
+// not valid JSON.
+func rawBlocks(content []sdk.ContentBlockUnion) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(content))
+	for _, b := range content {
+		raw := json.RawMessage(b.RawJSON())
+		if !json.Valid(raw) {
+			return nil
+		}
+		out = append(out, raw)
+	}
+	return out
+}
+
 // matches reports whether blocks say what m says: its text (the text
-// blocks joined) and its tool calls (the tool_use blocks, by ID and name,
-// in order).
-func matches(blocks []stateBlock, m llm.Message) bool {
-	var text strings.Builder
+// blocks joined, with cited their sources marked) and its tool calls (the
+// tool_use blocks, by ID and name, in order).
+func matches(blocks []stateBlock, cited bool, m llm.Message) bool {
+	var text []textPart
 	var calls int
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			text.WriteString(b.Text)
+			text = append(text, textPart{text: b.Text, cites: b.Citations})
 		case "tool_use":
 			if calls >= len(m.ToolCalls) || m.ToolCalls[calls].ID != b.ID || m.ToolCalls[calls].Name != b.Name {
 				return false
@@ -130,7 +148,7 @@ func matches(blocks []stateBlock, m llm.Message) bool {
 			calls++
 		}
 	}
-	return text.String() == m.Content && calls == len(m.ToolCalls)
+	return answerText(text, cited) == m.Content && calls == len(m.ToolCalls)
 }
 
 // prefixHash is the running digest of a request's prefix: the system

@@ -8,9 +8,20 @@ import (
 	"github.com/deputyhq/deputy/llm"
 )
 
+// streamed is what the calls of a streamed turn reported so far, so that
+// a turn the API paused streams on as one: the thinking text (for the
+// separators between blocks) and the sources its text cited (nil when
+// the answer marks none, citations.go).
+type streamed struct {
+	reasoning reasoningText
+	sources   *sources
+}
+
 // stream performs a streaming call, reporting events to onEvent (which may
-// be nil), and assembles the message with the SDK's Accumulate.
-func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEvent llm.StreamFunc) (*llm.Response, error) {
+// be nil), and assembles the message with the SDK's Accumulate. A text
+// block that cites sources is followed by their marks, as toResponse puts
+// them in the answer.
+func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEvent llm.StreamFunc, sent *streamed) (*sdk.Message, error) {
 	if onEvent == nil {
 		onEvent = func(llm.StreamEvent) {}
 	}
@@ -25,7 +36,7 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEv
 	defer s.Close()
 
 	var msg sdk.Message
-	var reasoning reasoningText
+	reasoning := &sent.reasoning
 	complete := false
 	for s.Next() {
 		ev := s.Current()
@@ -50,10 +61,16 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEv
 			}
 		case "content_block_stop":
 			// Accumulate checked the index. A tool call is complete, its
-			// arguments assembled, once its block stops.
-			if b := msg.Content[ev.Index]; b.Type == "tool_use" {
+			// arguments assembled, once its block stops, and so are a
+			// text's citations.
+			switch b := msg.Content[ev.Index]; {
+			case b.Type == "tool_use":
 				tc := toolCall(b)
 				onEvent(llm.StreamEvent{Kind: llm.EventToolCall, ToolCall: &tc})
+			case b.Type == "text" && sent.sources != nil:
+				if marks := sent.sources.marks(citationsOf(b)); marks != "" {
+					onEvent(llm.StreamEvent{Kind: llm.EventTextDelta, Text: marks})
+				}
 			}
 		case "message_stop":
 			complete = true
@@ -73,5 +90,5 @@ func (p *Provider) stream(ctx context.Context, params sdk.MessageNewParams, onEv
 		early := &llm.Error{Kind: llm.KindConnection, Message: "stream ended before message_stop"}
 		return nil, p.classify(ctx, early, stalled)
 	}
-	return toResponse(&msg, string(params.Model), prefixDigest(&params)), nil
+	return &msg, nil
 }

@@ -90,7 +90,6 @@ func TestStopReasons(t *testing.T) {
 		"max_tokens":                    llm.FinishLength,
 		"model_context_window_exceeded": llm.FinishLength,
 		"refusal":                       llm.FinishContentFilter,
-		"pause_turn":                    llm.FinishOther,
 	}
 	for reason, want := range tests {
 		t.Run(reason, func(t *testing.T) {

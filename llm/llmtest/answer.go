@@ -19,7 +19,10 @@ type Answer struct {
 	// Reasoning is the readable summary of the model's thinking (Reply.Reasoning).
 	Reasoning string
 	ToolCalls []llm.ToolCall
-	Usage     llm.Usage
+	// Searches are the provider's own web searches before the text
+	// (Reply.Searches).
+	Searches []Search
+	Usage    llm.Usage
 	// UsageSet says the rule set the usage: a wire reports it as scripted
 	// instead of counting what it emulates (a prompt cache, thinking).
 	UsageSet   bool
@@ -110,6 +113,9 @@ func (s *Script) render(c *compiledRule, req *llm.Request, idPrefix string) (*An
 		}
 		a.ToolCalls = append(a.ToolCalls, call)
 	}
+	if a.Searches, err = renderSearches(c, req, data); err != nil {
+		return nil, err
+	}
 	a.Finish = c.finish
 	if a.Finish == "" {
 		a.Finish = llm.FinishStop
@@ -145,11 +151,17 @@ func estimateUsage(req *llm.Request, a *Answer) llm.Usage {
 			in += len(tc.Name) + len(tc.Arguments)
 		}
 	}
+	for _, s := range a.Searches {
+		// The results the provider's search found are read as input.
+		for _, r := range s.Results {
+			in += len(r.Title) + len(r.URL) + len(r.Snippet)
+		}
+	}
 	out := len(a.Text)
 	for _, tc := range a.ToolCalls {
 		out += len(tc.Name) + len(tc.Arguments)
 	}
-	u := llm.Usage{InputTokens: int64(max(in/4, 1)), OutputTokens: int64(max(out/4, 1))}
+	u := llm.Usage{InputTokens: int64(max(in/4, 1)), OutputTokens: int64(max(out/4, 1)), WebSearches: int64(len(a.Searches))}
 	if a.Reasoning != "" {
 		// The summary stands in for the thinking it summarises.
 		u.ReasoningTokens = int64(max(len(a.Reasoning)/4, 1))

@@ -22,6 +22,39 @@ type anthropicWire struct{ st *anthropicState }
 type anthropicState struct {
 	cache  anCache
 	issued anIssued
+	served anServed
+	// paused holds the rest of each answer the fake paused, by the
+	// prefix of the paused turn (the request and the blocks given out).
+	paused fifoMap[[32]byte, anPaused]
+}
+
+// anPaused is the rest of a paused answer: what the request that sends
+// the turn back is answered, after the searches already done.
+type anPaused struct {
+	rest  *Answer
+	done  int
+	cited []ResultReply
+}
+
+// pause remembers the rest of answer a, paused after its first n
+// searches, which found cited, for the request whose prefix is at.
+func (st *anthropicState) pause(at [32]byte, a *Answer, n int, before anPaused) {
+	if st == nil {
+		return
+	}
+	rest := *a
+	rest.Searches = a.Searches[n:]
+	rest.Reasoning = ""
+	st.paused.put(at, anPaused{rest: &rest, done: before.done + n, cited: before.cited}, anIssuedTurns)
+}
+
+// servedOrNil is the server blocks given out, nil for a wire without
+// state.
+func (st *anthropicState) servedOrNil() *anServed {
+	if st == nil {
+		return nil
+	}
+	return &st.served
 }
 
 func (anthropicWire) protocol() string { return "anthropic" }
@@ -125,7 +158,7 @@ func (w anthropicWire) parseAnthropic(in *anRequest) (*call, error) {
 		req.Params.Effort = oc.Effort
 	}
 	var p anPrefix
-	if req.Tools, err = anthropicTools(in.Tools, &p); err != nil {
+	if req.Tools, an.search, err = anthropicTools(in.Tools, &p); err != nil {
 		return nil, err
 	}
 	if req.System, err = anthropicSystem(in.System, &p); err != nil {
@@ -134,6 +167,18 @@ func (w anthropicWire) parseAnthropic(in *anRequest) (*call, error) {
 	var strict *httpError
 	if err := w.readMessages(in, m, req, &p, &strict); err != nil {
 		return nil, err
+	}
+	// A conversation that ends with a turn the fake paused goes on with
+	// the rest of that answer (handling-stop-reasons: pause_turn); any
+	// other that ends with an assistant message is a prefill.
+	var resumed *Answer
+	if in.Messages[len(in.Messages)-1].Role == "assistant" && w.st != nil {
+		if rest, ok := w.st.paused.get(p.hash()); ok {
+			resumed, an.resumed = rest.rest, &rest
+		}
+	}
+	if m.refusesPrefill && in.Messages[len(in.Messages)-1].Role == "assistant" && resumed == nil {
+		strict = newHTTPError(errBadRequest, "This model does not support assistant message prefill. The conversation must end with a user message.")
 	}
 	an.prefix, an.input = p.hash(), p.tokens()
 	if an.cache, err = w.st.cacheOrNil().use(in.Model, &p, len(in.CacheControl) > 0 && string(in.CacheControl) != "null", m.minCacheTokens()); err != nil {
@@ -147,7 +192,7 @@ func (w anthropicWire) parseAnthropic(in *anRequest) (*call, error) {
 	if strict == nil {
 		strict = refusal
 	}
-	return &call{req: req, stream: in.Stream, an: an, strict: strict}, nil
+	return &call{req: req, stream: in.Stream, an: an, strict: strict, resumed: resumed}, nil
 }
 
 // cacheOrNil is the server's prompt cache, nil for a wire without one.
@@ -158,9 +203,11 @@ func (st *anthropicState) cacheOrNil() *anCache {
 	return &st.cache
 }
 
-// anthropicTools reads the tools, adding each to the prefix.
-func anthropicTools(raws []json.RawMessage, p *anPrefix) ([]llm.ToolSpec, error) {
+// anthropicTools reads the tools, adding each to the prefix; a web search
+// tool is the provider's own (a ToolSpec with Server), returned apart too.
+func anthropicTools(raws []json.RawMessage, p *anPrefix) ([]llm.ToolSpec, *anSearchTool, error) {
 	var tools []llm.ToolSpec
+	var search *anSearchTool
 	for i, raw := range raws {
 		var t anTool
 		canon, cached, err := anCanon(raw)
@@ -168,15 +215,23 @@ func anthropicTools(raws []json.RawMessage, p *anPrefix) ([]llm.ToolSpec, error)
 			err = json.Unmarshal(raw, &t)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tools[%d]: %w", i, err)
-		}
-		if t.Name == "" {
-			return nil, fmt.Errorf("tools[%d].name: Field required", i)
+			return nil, nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
 		p.add("tool", canon, cached)
+		if strings.HasPrefix(t.Type, "web_search_") {
+			spec, st, err := anWebSearch(i, raw, t.Type)
+			if err != nil {
+				return nil, nil, err
+			}
+			tools, search = append(tools, spec), st
+			continue
+		}
+		if t.Name == "" {
+			return nil, nil, fmt.Errorf("tools[%d].name: Field required", i)
+		}
 		tools = append(tools, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: compactJSON(t.InputSchema)})
 	}
-	return tools, nil
+	return tools, search, nil
 }
 
 // anthropicSystem reads the system prompt, adding its blocks to the
@@ -204,6 +259,7 @@ func anthropicSystem(raw json.RawMessage, p *anPrefix) (string, error) {
 func (w anthropicWire) readMessages(in *anRequest, m anModel, req *llm.Request, p *anPrefix, strict **httpError) error {
 	names := toolNames{}
 	var faults []anFault
+	var serverLost *httpError
 	var latest *anTurn // the assistant turn whose tool calls the last message answers
 	for i, msg := range in.Messages {
 		raws, err := anthropicRawBlocks(msg.Content)
@@ -229,6 +285,9 @@ func (w anthropicWire) readMessages(in *anRequest, m anModel, req *llm.Request, 
 			names.add(turn.msg.ToolCalls)
 			req.Messages = append(req.Messages, turn.msg)
 			faults = append(faults, turn.faults...)
+			if lost := turn.server.lost(i, w.st.servedOrNil()); serverLost == nil {
+				serverLost = lost
+			}
 			if i == len(in.Messages)-2 && len(turn.msg.ToolCalls) > 0 {
 				latest = turn
 			}
@@ -246,8 +305,8 @@ func (w anthropicWire) readMessages(in *anRequest, m anModel, req *llm.Request, 
 	}
 	err, lost := w.thinkingVerdict(m, faults, latest)
 	*strict = lost
-	if m.refusesPrefill && in.Messages[len(in.Messages)-1].Role == "assistant" {
-		*strict = newHTTPError(errBadRequest, "This model does not support assistant message prefill. The conversation must end with a user message.")
+	if *strict == nil {
+		*strict = serverLost
 	}
 	return err
 }
@@ -326,6 +385,8 @@ type anTurn struct {
 	others [][]byte
 	ids    []string
 	at     []int
+	// server is what it holds of the server tools (anthropic_search.go).
+	server anServerTurn
 }
 
 // thinkingAt is the block index of the turn's j-th thinking block, or
@@ -350,6 +411,9 @@ func readAssistant(m anModel, i int, raws []json.RawMessage, blocks []anBlock, p
 		canon, cached, err := anCanon(raws[j])
 		if err != nil {
 			return nil, fmt.Errorf("messages[%d].content[%d]: %w", i, j, err)
+		}
+		if err := t.server.read(i, j, raws[j], canon); err != nil {
+			return nil, err
 		}
 		switch b.Type {
 		case "text":

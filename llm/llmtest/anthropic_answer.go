@@ -2,15 +2,20 @@ package llmtest
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/deputyhq/deputy/llm"
 )
 
 // anOut is one content block of an answer.
 type anOut struct {
-	typ                   string // text, tool_use, thinking, redacted_thinking
+	typ                   string // text, tool_use, thinking, redacted_thinking, server_tool_use, web_search_tool_result
 	text, signature, data string
 	call                  llm.ToolCall
+	// A web search (anthropic_search.go): its ID and query, its results
+	// or error code; the results a text cites.
+	id, query, errCode string
+	results, cites     []ResultReply
 }
 
 // json is the block as the API sends it.
@@ -21,16 +26,23 @@ func (o anOut) json() map[string]any {
 	case "redacted_thinking":
 		return map[string]any{"type": "redacted_thinking", "data": o.data}
 	case "text":
+		if len(o.cites) > 0 {
+			return map[string]any{"type": "text", "text": o.text, "citations": citationsJSON(o.cites)}
+		}
 		return map[string]any{"type": "text", "text": o.text}
+	case "server_tool_use", "web_search_tool_result":
+		return o.searchJSON()
 	}
 	return map[string]any{"type": "tool_use", "id": o.call.ID, "name": o.call.Name, "input": jsonObject(o.call.Arguments)}
 }
 
-// anAnswer is an answer as the model gives it: its blocks, and the
-// tokens it spent thinking.
+// anAnswer is an answer as the model gives it: its blocks, the tokens it
+// spent thinking, the searches billed, and whether the API paused it.
 type anAnswer struct {
 	blocks   []anOut
 	thinking int64
+	searches int64
+	paused   bool
 }
 
 // anthropicAnswer lays out the answer to c: a thinking block first when
@@ -50,14 +62,20 @@ func anthropicAnswer(c *call, a *Answer, id string) anAnswer {
 	}
 	var out anAnswer
 	prefix := an.prefix
-	var others [][]byte
-	var thinking []string
+	var others, server [][]byte
+	var thinking, anchors []string
 	add := func(o anOut) {
 		canon, _, _ := anCanon(mustJSON(o.json()))
-		if o.typ == "thinking" || o.typ == "redacted_thinking" {
+		switch o.typ {
+		case "thinking", "redacted_thinking":
 			thinking = append(thinking, o.signature+o.data)
 			out.thinking += int64(len(o.text)/4) + 8
-		} else {
+		case "server_tool_use", "web_search_tool_result":
+			server = append(server, canon)
+		case "tool_use":
+			anchors = append(anchors, o.call.ID)
+		}
+		if o.typ != "thinking" && o.typ != "redacted_thinking" {
 			others = append(others, canon)
 		}
 		prefix = anNext(prefix, "assistant", canon)
@@ -78,12 +96,32 @@ func anthropicAnswer(c *call, a *Answer, id string) anAnswer {
 	if summary == "" {
 		summary = anSummary(c.req)
 	}
-	if an.thinks || a.Reasoning != "" {
+	var before anPaused
+	if an.resumed != nil {
+		before = *an.resumed
+	}
+	if (an.thinks && an.resumed == nil) || a.Reasoning != "" {
 		text := shown(summary)
 		add(anOut{typ: "thinking", text: text, signature: anSignature(family, prefix, text)})
 	}
 	if an.redacted {
 		add(anOut{typ: "redacted_thinking", data: anRedactedData(family, prefix, "r"+id)})
+	}
+	tool := an.search
+	if tool == nil {
+		tool = &anSearchTool{}
+	}
+	blocks, cited, billed, paused := anSearchBlocks(a.Searches, tool, id, before.done)
+	for _, b := range blocks {
+		add(b)
+	}
+	out.searches = billed
+	cited = append(slices.Clone(before.cited), cited...)
+	if paused {
+		out.paused = true
+		an.st.pause(prefix, a, len(blocks)/2, anPaused{done: before.done, cited: cited})
+		an.st.cacheOrNil().store(an.cache)
+		return out
 	}
 	text := a.Text
 	if text != "" && len(a.ToolCalls) > 0 && an.progress {
@@ -91,7 +129,10 @@ func anthropicAnswer(c *call, a *Answer, id string) anAnswer {
 		text = ""
 	}
 	if text != "" {
-		add(anOut{typ: "text", text: text})
+		add(anOut{typ: "text", text: text, cites: cited})
+		for _, r := range cited {
+			anchors = append(anchors, anEncrypted("index", r.URL, r.Title, r.Snippet))
+		}
 	}
 	for _, tc := range a.ToolCalls {
 		add(anOut{typ: "tool_use", call: tc})
@@ -101,6 +142,7 @@ func anthropicAnswer(c *call, a *Answer, id string) anAnswer {
 		if len(a.ToolCalls) > 0 && len(thinking) > 0 {
 			st.issued.put(anTurnKey(start, others), anIssuedTurn{family: family, ids: thinking})
 		}
+		st.served.put(anchors, server)
 	}
 	return out
 }
@@ -129,6 +171,7 @@ func anSummary(req *llm.Request) string {
 // the script's estimate from its reasoning).
 func (o anAnswer) usage(c *call, a *Answer) (llm.Usage, int64) {
 	u := a.Usage
+	u.WebSearches = o.searches
 	if a.UsageSet {
 		return u, u.ReasoningTokens
 	}
@@ -152,7 +195,7 @@ func (anthropicWire) response(c *call, a *Answer, id string) []byte {
 	u, thinking := ans.usage(c, a)
 	return mustJSON(map[string]any{
 		"id": "msg_" + id, "type": "message", "role": "assistant", "model": c.req.Model,
-		"content": content, "stop_reason": anthropicStop(finishOr(a)), "stop_sequence": nil,
+		"content": content, "stop_reason": ans.stop(a), "stop_sequence": nil,
 		"usage": anthropicUsage(u, u.OutputTokens, thinking),
 	})
 }
@@ -187,7 +230,10 @@ func (anthropicWire) events(c *call, a *Answer, id string) []sseEvent {
 			start["thinking"], start["signature"] = "", ""
 		case "text":
 			start["text"] = ""
-		case "tool_use":
+			if len(b.cites) > 0 {
+				start["citations"] = []any{}
+			}
+		case "tool_use", "server_tool_use":
 			start["input"] = map[string]any{}
 		}
 		evs = append(evs, ev("content_block_start", map[string]any{"index": index, "content_block": start}))
@@ -198,11 +244,19 @@ func (anthropicWire) events(c *call, a *Answer, id string) []sseEvent {
 			}
 			delta(map[string]any{"type": "signature_delta", "signature": b.signature})
 		case "text":
+			// A cited text's citations come first, each in its own delta.
+			for _, c := range citationsJSON(b.cites) {
+				delta(map[string]any{"type": "citations_delta", "citation": c})
+			}
 			for _, piece := range splitText(b.text, 3) {
 				delta(map[string]any{"type": "text_delta", "text": piece})
 			}
 		case "tool_use":
 			for _, piece := range splitText(string(b.call.Arguments), 3) {
+				delta(map[string]any{"type": "input_json_delta", "partial_json": piece})
+			}
+		case "server_tool_use":
+			for _, piece := range splitText(string(mustJSON(map[string]any{"query": b.query})), 2) {
 				delta(map[string]any{"type": "input_json_delta", "partial_json": piece})
 			}
 		}
@@ -212,9 +266,12 @@ func (anthropicWire) events(c *call, a *Answer, id string) []sseEvent {
 	if thinking > 0 {
 		md["output_tokens_details"] = map[string]any{"thinking_tokens": thinking}
 	}
+	if u.WebSearches > 0 {
+		md["server_tool_use"] = map[string]any{"web_search_requests": u.WebSearches}
+	}
 	return append(evs,
 		ev("message_delta", map[string]any{
-			"delta": map[string]any{"stop_reason": anthropicStop(finishOr(a)), "stop_sequence": nil},
+			"delta": map[string]any{"stop_reason": ans.stop(a), "stop_sequence": nil},
 			"usage": md,
 		}),
 		ev("message_stop", map[string]any{}),
@@ -234,5 +291,16 @@ func anthropicUsage(u llm.Usage, output, thinking int64) map[string]any {
 	if thinking > 0 {
 		m["output_tokens_details"] = map[string]any{"thinking_tokens": thinking}
 	}
+	if u.WebSearches > 0 {
+		m["server_tool_use"] = map[string]any{"web_search_requests": u.WebSearches}
+	}
 	return m
+}
+
+// stop is the answer's stop_reason: pause_turn when the API paused it.
+func (o anAnswer) stop(a *Answer) string {
+	if o.paused {
+		return "pause_turn"
+	}
+	return anthropicStop(finishOr(a))
 }

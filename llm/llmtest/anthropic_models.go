@@ -158,7 +158,12 @@ type anCall struct {
 	cache *anCacheUse
 	// redacted: a user message holds anRedactedTrigger.
 	redacted bool
-	st       *anthropicState
+	// search is the request's web search tool, nil when it has none;
+	// resumed, when set, is the turn the fake paused that this request
+	// continues (the searches it ran, the results they found).
+	search  *anSearchTool
+	resumed *anPaused
+	st      *anthropicState
 }
 
 // anSettings works out how the answer to a request thinks, and checks

@@ -81,6 +81,14 @@ func checkWire(t *testing.T, wr wire, c *call, body []byte) {
 		t.Fatal("parse returned no request")
 	}
 	s := MustParseScript(`rules:
+  - match: {server_tool: web_search}
+    reply:
+      searches:
+        - {query: "{{ .Last }}", pause: true, results: [{title: "{{ .System }}", url: "https://example.org/a", snippet: s}]}
+        - {query: q, results: [{title: t, url: "https://x.example.org/b", snippet: "{{ .Model }}"}]}
+      text: "{{ .LastUser }}"
+      tool_calls:
+        - {name: t, arguments: {q: "{{ .Last }}"}}
   - reply:
       text: "{{ .LastUser }} {{ .Model }} {{ join .ToolResults \",\" }}"
       tool_calls:
@@ -158,6 +166,15 @@ var anthropicSeeds = []string{
 	`{"model": "claude-opus-5", "max_tokens": 5000, "thinking": {"type": "disabled"}, "temperature": 1, "top_p": 1,
 	  "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": ""}]}, {"role": "user", "content": "q"}]}`,
 	`{"model": "claude-haiku-4-5", "max_tokens": 5000, "thinking": {"type": "enabled", "budget_tokens": 2048}, "messages": [{"role": "user", "content": [5]}]}`,
+	`{"model": "claude-sonnet-5-5", "max_tokens": 9, "stream": true,
+	  "tools": [{"type": "web_search_20260209", "name": "web_search", "allowed_domains": ["example.org"], "max_uses": 1}],
+	  "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [
+	   {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
+	   {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [{"type": "web_search_result", "url": "https://example.org/a", "title": "t",
+	    "encrypted_content": "llmtest.enc1.content.aHR0cHM6Ly9leGFtcGxlLm9yZy9h.x", "page_age": null}]},
+	   {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}},
+	   {"type": "text", "text": "a", "citations": [{"type": "web_search_result_location", "url": "https://example.org/a", "title": "t", "cited_text": "c", "encrypted_index": "e"}]}]},
+	  {"role": "user", "content": "more"}]}`,
 }
 
 func FuzzAnthropicRequest(f *testing.F) {

@@ -88,7 +88,12 @@ func (s *Server) serveLLM(w *statusWriter, r *http.Request, wr wire, e *Request)
 		return
 	}
 	defer s.leave()
-	a, rule, err := s.script.answer(c.req, wr.idPrefix())
+	a, rule, err := c.resumed, "", error(nil)
+	if a != nil {
+		rule = a.Rule
+	} else {
+		a, rule, err = s.script.answer(c.req, wr.idPrefix())
+	}
 	s.logUpdate(e, func(e *Request) { e.Rule = rule })
 	if err != nil {
 		wr.writeError(w, answerHTTPError(err))

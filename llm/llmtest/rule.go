@@ -21,6 +21,7 @@ type compiledRule struct {
 
 	text, reasoning *template.Template
 	calls           []compiledCall
+	queries         []*template.Template
 	finish          llm.FinishReason
 }
 
@@ -109,6 +110,12 @@ func compileRule(i int, r *Rule) (*compiledRule, error) {
 		}
 		c.calls = append(c.calls, cc)
 	}
+	if c.queries, err = compileSearches(r.Reply.Searches); err != nil {
+		return nil, err
+	}
+	if m.ServerTool != "" && m.ServerTool != llm.ServerWebSearch {
+		return nil, fmt.Errorf("match.server_tool: unknown kind %q (want %s)", m.ServerTool, llm.ServerWebSearch)
+	}
 	return c, nil
 }
 
@@ -119,6 +126,8 @@ type facts struct {
 	lastRole llm.Role
 	turn     int
 	tools    []string
+	// servers are the kinds of the provider-run tools offered.
+	servers []string
 }
 
 func newFacts(req *llm.Request) *facts {
@@ -134,6 +143,9 @@ func newFacts(req *llm.Request) *facts {
 	}
 	for _, t := range req.Tools {
 		f.tools = append(f.tools, t.Name)
+		if t.Server != nil {
+			f.servers = append(f.servers, t.Server.Kind)
+		}
 	}
 	return f
 }
@@ -148,6 +160,7 @@ func (c *compiledRule) matches(f *facts) bool {
 		c.lastRole != "" && c.lastRole != f.lastRole,
 		m.Tool != "" && !slices.Contains(f.tools, m.Tool),
 		m.NoTool != "" && slices.Contains(f.tools, m.NoTool),
+		m.ServerTool != "" && !slices.Contains(f.servers, m.ServerTool),
 		m.Turn != 0 && m.Turn != f.turn:
 		return false
 	}

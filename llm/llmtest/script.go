@@ -74,6 +74,11 @@ type Match struct {
 	Tool string `yaml:"tool"`
 	// NoTool requires the request NOT to offer a tool of this name.
 	NoTool string `yaml:"no_tool"`
+	// ServerTool requires the request to offer the provider's own tool of
+	// this kind (web_search: Anthropic's web search tool, the Responses
+	// API's web_search, Gemini's googleSearch), not a function of that
+	// name.
+	ServerTool string `yaml:"server_tool"`
 	// Any is a regexp on the content of any message.
 	Any string `yaml:"any"`
 	// Turn requires exactly Turn-1 assistant messages in the request, so
@@ -90,6 +95,9 @@ type Reply struct {
 	// provider gives summaries (where it does), never as answer text.
 	Reasoning string          `yaml:"reasoning"`
 	ToolCalls []ToolCallReply `yaml:"tool_calls"`
+	// Searches are the searches the provider's own web search runs
+	// before the text (see SearchReply).
+	Searches []SearchReply `yaml:"searches"`
 	// Usage overrides the token counts; an omitted count is estimated.
 	Usage *UsageReply `yaml:"usage"`
 	// Finish overrides the finish reason: stop, tool_calls, length,

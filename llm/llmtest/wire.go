@@ -52,6 +52,10 @@ type call struct {
 	strict *httpError
 	// an is what the Anthropic wire keeps of the request for its answer.
 	an *anCall
+	// resumed, set by parse, is the rest of an answer the provider
+	// paused, which this request continues: the server answers it
+	// instead of asking the script.
+	resumed *Answer
 }
 
 // sseEvent is one server-sent event. An empty name writes no "event:" line,

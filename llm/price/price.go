@@ -19,6 +19,10 @@ type Price struct {
 	Output     float64
 	CacheRead  float64
 	CacheWrite float64
+	// WebSearch is the price of the provider's own web search in US
+	// dollars per 1,000 searches (llm.Usage.WebSearches), billed besides
+	// the tokens its results add to the input.
+	WebSearch float64 `json:",omitempty"`
 	// Long, when set, is the whole call's price once its input (cached
 	// tokens included) is more than LongOver tokens: the long-context tier
 	// some providers bill (Gemini 2.5 Pro, Claude Sonnet 4 and 4.5 above
@@ -39,27 +43,32 @@ var Sources = []string{
 	"https://platform.claude.com/docs/en/models/opus-5/overview and the overview pages of opus-5-5, sonnet-5 and sonnet-5-5 (read 2026-11-28: Claude Opus 5 and 5.5, Sonnet 5 and 5.5, the models Claude Code's opus and sonnet aliases name; no long-context tier)",
 	"https://platform.openai.com/docs/pricing (input, cached input, output; standard tier)",
 	"https://ai.google.dev/gemini-api/docs/pricing (paid tier; Gemini 2.5 Pro's prompts over 200k tokens at their own price; cache storage not included)",
+	"https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool and the pricing page's tool use section (read 2026-11-28: web search $10 per 1,000 searches on every model that has it, besides the tokens of its results)",
 }
+
+// anthropicSearch is Anthropic's web search tool, in US dollars per 1,000
+// searches (Sources).
+const anthropicSearch = 10
 
 // builtin is keyed by "provider/model" as written in deputy's model strings.
 var builtin = map[string]Price{
-	"anthropic/claude-opus-5-5":   {Input: 4, Output: 20, CacheRead: 0.20, CacheWrite: 5},
-	"anthropic/claude-opus-5":     {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"anthropic/claude-sonnet-5-5": {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
-	"anthropic/claude-sonnet-5":   {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
-	"anthropic/claude-opus-4-8":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"anthropic/claude-opus-4-7":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"anthropic/claude-opus-4-6":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"anthropic/claude-opus-4-5":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"anthropic/claude-opus-5-5":   {Input: 4, Output: 20, CacheRead: 0.20, CacheWrite: 5, WebSearch: anthropicSearch},
+	"anthropic/claude-opus-5":     {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, WebSearch: anthropicSearch},
+	"anthropic/claude-sonnet-5-5": {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50, WebSearch: anthropicSearch},
+	"anthropic/claude-sonnet-5":   {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50, WebSearch: anthropicSearch},
+	"anthropic/claude-opus-4-8":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, WebSearch: anthropicSearch},
+	"anthropic/claude-opus-4-7":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, WebSearch: anthropicSearch},
+	"anthropic/claude-opus-4-6":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, WebSearch: anthropicSearch},
+	"anthropic/claude-opus-4-5":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, WebSearch: anthropicSearch},
 	"anthropic/claude-opus-4-1":   {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
 	"anthropic/claude-opus-4-0":   {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
 	"anthropic/claude-opus-4":     {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
-	"anthropic/claude-sonnet-4-6": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	"anthropic/claude-sonnet-4-6": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, WebSearch: anthropicSearch},
 	"anthropic/claude-sonnet-4-5": sonnetLong,
 	"anthropic/claude-sonnet-4-0": sonnetLong,
 	"anthropic/claude-sonnet-4":   sonnetLong,
 	"anthropic/claude-3-7-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
-	"anthropic/claude-haiku-4-5":  {Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25},
+	"anthropic/claude-haiku-4-5":  {Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25, WebSearch: anthropicSearch},
 	"anthropic/claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1},
 	"anthropic/claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30},
 
@@ -89,7 +98,7 @@ var builtin = map[string]Price{
 
 // sonnetLong is Claude Sonnet 4 and 4.5: above 200k input tokens (the 1M
 // context window) every token of the call costs more.
-var sonnetLong = Price{Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75,
+var sonnetLong = Price{Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, WebSearch: anthropicSearch,
 	LongOver: 200_000, Long: &Price{Input: 6, Output: 22.50, CacheRead: 0.60, CacheWrite: 7.50}}
 
 // Table prices models: the embedded table, with overrides and additions.
@@ -173,6 +182,7 @@ func (t *Table) Cost(model string, u llm.Usage) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
+	search := p.WebSearch
 	if p.Long != nil && p.LongOver > 0 && u.InputTokens > p.LongOver {
 		p = *p.Long
 	}
@@ -185,5 +195,5 @@ func (t *Table) Cost(model string, u llm.Usage) (float64, bool) {
 	}
 	plain := max(u.InputTokens-read-write, 0)
 	usd := float64(plain)*p.Input + float64(read)*p.CacheRead + float64(write)*p.CacheWrite + float64(u.OutputTokens)*p.Output
-	return usd / 1e6, true
+	return usd/1e6 + float64(u.WebSearches)*search/1000, true
 }

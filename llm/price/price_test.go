@@ -41,6 +41,12 @@ func TestCost(t *testing.T) {
 		{"anthropic/claude-sonnet-5-5", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, 12, true},
 		{"anthropic/claude-opus-5", llm.Usage{InputTokens: 1e5, CacheReadTokens: 5e4, OutputTokens: 1e5}, 0.05*5 + 0.05*0.50 + 0.1*25, true},
 		{"anthropic/claude-opus-5-5", llm.Usage{InputTokens: 1e5, CacheReadTokens: 5e4, CacheWriteTokens: 5e4, OutputTokens: 1e5}, 0.05*0.20 + 0.05*5 + 0.1*20, true},
+		// Anthropic's web search: $10 per 1,000 searches besides the
+		// tokens, at the long-context tier too; a model without a search
+		// price counts none.
+		{"anthropic/claude-sonnet-5-5", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6, WebSearches: 3}, 12 + 0.03, true},
+		{"anthropic/claude-sonnet-4-5", llm.Usage{InputTokens: 300_000, WebSearches: 1000}, 0.3*6 + 10, true},
+		{"openai/gpt-4.1-mini", llm.Usage{WebSearches: 5}, 0, true},
 		// OpenAI has no cache-write price: written tokens are plain input.
 		{"openai/gpt-5", llm.Usage{InputTokens: 1e6, CacheWriteTokens: 1e6}, 1.25, true},
 		// Overridden and added prices.

@@ -283,17 +283,24 @@ func (e *env) hostAllowed(u *url.URL) bool {
 func hostInList(u *url.URL, list []string) bool {
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	for _, entry := range list {
-		entry = strings.ToLower(strings.TrimSpace(entry))
-		if h, _, err := net.SplitHostPort(entry); err == nil {
-			entry = h
-		}
-		entry = strings.TrimPrefix(strings.TrimPrefix(entry, "*"), ".")
-		entry = strings.Trim(entry, "[]")
+		entry = hostEntry(entry)
 		if entry != "" && (host == entry || strings.HasSuffix(host, "."+entry)) {
 			return true
 		}
 	}
 	return false
+}
+
+// hostEntry is the host an entry of a host list names, lower case,
+// without a port, brackets or a leading "*." or ".": the entry stands
+// for it and its subdomains.
+func hostEntry(entry string) string {
+	entry = strings.ToLower(strings.TrimSpace(entry))
+	if h, _, err := net.SplitHostPort(entry); err == nil {
+		entry = h
+	}
+	entry = strings.TrimPrefix(strings.TrimPrefix(entry, "*"), ".")
+	return strings.Trim(entry, "[]")
 }
 
 // mediaTypeOf returns the body's media type, sniffing when the server did

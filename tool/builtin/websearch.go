@@ -105,9 +105,17 @@ func (w *webSearchTool) NarrowHosts(hosts []string) tool.Tool {
 }
 
 // ServerTool implements tool.ServerBacked: the provider's own search,
-// kept to the agent's hosts (whose results deputy never sees to filter).
+// kept to the agent's hosts (whose results deputy never sees to filter),
+// each given as the domain the providers take (example.org, which keeps
+// its subdomains; no port, no "*.").
 func (w *webSearchTool) ServerTool() llm.ServerTool {
-	return llm.ServerTool{Kind: llm.ServerWebSearch, AllowedDomains: slices.Clone(w.agentHosts)}
+	var domains []string
+	for _, h := range w.agentHosts {
+		if d := hostEntry(h); d != "" && !slices.Contains(domains, d) {
+			domains = append(domains, d)
+		}
+	}
+	return llm.ServerTool{Kind: llm.ServerWebSearch, AllowedDomains: domains}
 }
 
 // Runnable implements tool.ServerBacked: web_search has an API to call.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,12 @@ func TestWebSearchNarrowedToAgentHosts(t *testing.T) {
 	st := narrowed.(tool.ServerBacked).ServerTool()
 	if st.Kind != llm.ServerWebSearch || len(st.AllowedDomains) != 1 || st.AllowedDomains[0] != "go.dev" {
 		t.Fatalf("server tool %+v", st)
+	}
+	// The hosts as an allowed_hosts list spells them are given to the
+	// provider as domains: no port, no wildcard, each once.
+	wide := tl.(tool.HostNarrower).NarrowHosts([]string{"*.Go.dev", "go.dev:443", ".example.org", "[::1]:8080"})
+	if got := wide.(tool.ServerBacked).ServerTool().AllowedDomains; !slices.Equal(got, []string{"go.dev", "example.org", "::1"}) {
+		t.Errorf("allowed domains %q", got)
 	}
 }
 

@@ -1,0 +1,88 @@
+package anthropic
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Citations. An answer built on web search results comes as several text
+// blocks, those that use a result carrying web_search_result_location
+// citations (its URL, title, the text cited and an encrypted index the
+// next request sends back). Only the text would lose them, so a turn's
+// Content is its text with each cited block followed by the numbers of
+// its sources ("[1][2]") and, at the end, the sources listed ("[1] Title
+// - https://..."), the pages numbered in the order they are first cited.
+// State keeps the blocks as they came, citations included.
+
+// citation is one source a text block cites.
+type citation struct {
+	Type  string `json:"type"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+// textPart is one text block of an answer and what it cites.
+type textPart struct {
+	text  string
+	cites []citation
+}
+
+// sources numbers the pages an answer cites.
+type sources struct{ urls, titles []string }
+
+// marks is what follows a text that cites cites: the numbers of its web
+// sources, each once, "" when it cites none.
+func (s *sources) marks(cites []citation) string {
+	var b strings.Builder
+	var done []int
+	for _, c := range cites {
+		if c.Type != "web_search_result_location" || c.URL == "" {
+			continue
+		}
+		n := slices.Index(s.urls, c.URL)
+		if n < 0 {
+			n = len(s.urls)
+			s.urls, s.titles = append(s.urls, c.URL), append(s.titles, strings.TrimSpace(c.Title))
+		}
+		if !slices.Contains(done, n) {
+			done = append(done, n)
+			b.WriteString("[" + strconv.Itoa(n+1) + "]")
+		}
+	}
+	return b.String()
+}
+
+// String is the list of the sources cited, to end the answer with; ""
+// when none was.
+func (s *sources) String() string {
+	if s == nil || len(s.urls) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nSources:")
+	for i, u := range s.urls {
+		b.WriteString("\n[" + strconv.Itoa(i+1) + "] ")
+		if s.titles[i] != "" {
+			b.WriteString(s.titles[i] + " - ")
+		}
+		b.WriteString(u)
+	}
+	return b.String()
+}
+
+// answerText is the text of an answer's text blocks: joined as they are,
+// or, with cite, each followed by the marks of its sources and the
+// sources listed at the end.
+func answerText(parts []textPart, cite bool) string {
+	var b strings.Builder
+	var src sources
+	for _, p := range parts {
+		b.WriteString(p.text)
+		if cite {
+			b.WriteString(src.marks(p.cites))
+		}
+	}
+	b.WriteString(src.String())
+	return b.String()
+}
