@@ -106,7 +106,9 @@
 //	llmtest: no rule matched (model "m", last message "...")
 //
 // reasoning is the readable summary of the model's thinking. Each wire
-// reports it as its provider gives summaries, never as answer text; the
+// reports it as its provider gives summaries, never as answer text (on
+// chat completions, as reasoning_content for a model of no OpenAI family,
+// as vLLM and DeepSeek do; OpenAI's own give none there); the
 // Provider sets llm.Message.Reasoning and streams it as one
 // llm.EventReasoningDelta before the text.
 //

@@ -232,8 +232,19 @@ func openAIUsage(u llm.Usage) map[string]any {
 	return m
 }
 
+// reasoningContent reports whether the answer's reasoning goes in
+// reasoning_content, as vLLM, DeepSeek and llama.cpp put it: for a model
+// of no OpenAI family (OpenAI's chat completions give none).
+func reasoningContent(c *call, a *Answer) bool {
+	_, openAI := oaModelOf(c.req.Model)
+	return a.Reasoning != "" && !openAI
+}
+
 func (openAIWire) response(c *call, a *Answer, id string) []byte {
 	msg := map[string]any{"role": "assistant", "content": a.Text, "refusal": nil}
+	if reasoningContent(c, a) {
+		msg["reasoning_content"] = a.Reasoning
+	}
 	if len(a.ToolCalls) > 0 {
 		if a.Text == "" {
 			msg["content"] = nil // as OpenAI sends it with tool calls only
@@ -257,8 +268,9 @@ func (openAIWire) response(c *call, a *Answer, id string) []byte {
 	})
 }
 
-// events streams the answer as OpenAI does: a role chunk, the text in
-// pieces, each tool call announced (index, id, name) and then its
+// events streams the answer as OpenAI does: a role chunk, the reasoning
+// in pieces where a compatible server gives it (reasoningContent), the
+// text in pieces, each tool call announced (index, id, name) and then its
 // arguments in two or more pieces, a finish chunk, a usage chunk when
 // asked for, and [DONE].
 func (openAIWire) events(c *call, a *Answer, id string) []sseEvent {
@@ -270,6 +282,11 @@ func (openAIWire) events(c *call, a *Answer, id string) []sseEvent {
 		})}
 	}
 	evs := []sseEvent{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
+	if reasoningContent(c, a) {
+		for _, piece := range splitText(a.Reasoning, 2) {
+			evs = append(evs, chunk(map[string]any{"reasoning_content": piece}, nil))
+		}
+	}
 	for _, piece := range splitText(a.Text, 3) {
 		evs = append(evs, chunk(map[string]any{"content": piece}, nil))
 	}

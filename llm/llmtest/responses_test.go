@@ -442,3 +442,16 @@ func TestOpenAIPromptCache(t *testing.T) {
 		})
 	}
 }
+
+// On chat completions a compatible server's model gives its reasoning in
+// reasoning_content, as vLLM and DeepSeek do; OpenAI's models give none.
+func TestOpenAIReasoningContent(t *testing.T) {
+	srv := StartServer(t, MustParseScript("rules: [{reply: {text: ok, reasoning: thought}}]\n"))
+	for model, want := range map[string]any{"qwen3": "thought", "gpt-4.1": nil} {
+		_, body := postJSON(t, testClient(t), srv.URL()+"/v1/chat/completions",
+			map[string]any{"model": model, "messages": []any{map[string]any{"role": "user", "content": "hi"}}})
+		if got := path(decode(t, string(body)), "choices", 0, "message", "reasoning_content"); got != want {
+			t.Errorf("%s: reasoning_content %v, want %v", model, got, want)
+		}
+	}
+}

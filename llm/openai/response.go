@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
 
 	"github.com/deputyhq/deputy/llm"
 )
@@ -17,7 +18,8 @@ func fromCompletion(c *sdk.ChatCompletion) (*llm.Response, error) {
 		return nil, errors.New("response has no choices")
 	}
 	choice := c.Choices[0]
-	msg := llm.Message{Role: llm.RoleAssistant, Content: choice.Message.Content}
+	msg := llm.Message{Role: llm.RoleAssistant, Content: choice.Message.Content,
+		Reasoning: reasoningText(choice.Message.JSON.ExtraFields)}
 	if msg.Content == "" {
 		// A refusal is the model's answer too; without it the caller would
 		// see an empty reply and no reason.
@@ -38,6 +40,20 @@ func fromCompletion(c *sdk.ChatCompletion) (*llm.Response, error) {
 		FinishReason: finishReason(choice.FinishReason, len(msg.ToolCalls) > 0),
 		Model:        c.Model,
 	}, nil
+}
+
+// reasoningText is the reasoning a compatible server puts beside the
+// answer, in a field OpenAI's API does not have: reasoning_content (vLLM,
+// DeepSeek, llama.cpp) or reasoning (Ollama, OpenRouter). It is shown,
+// never sent back. Anything but a string there is not reasoning text.
+func reasoningText(extra map[string]respjson.Field) string {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		var s string
+		if f, ok := extra[key]; ok && json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // toolCall builds a neutral tool call; empty arguments become "{}".

@@ -375,3 +375,44 @@ func TestCacheAndReasoningTokens(t *testing.T) {
 		}
 	}
 }
+
+// A compatible server's reasoning (reasoning_content from vLLM, DeepSeek
+// and llama.cpp; reasoning from Ollama and OpenRouter) is the message's
+// Reasoning and streams as reasoning deltas, never as text, and is not
+// sent back.
+func TestChatReasoning(t *testing.T) {
+	const script = "rules: [{reply: {text: done, reasoning: \"Weighing the options.\"}}]\n"
+	for _, stream := range []bool{false, true} {
+		srv := llmtest.StartServer(t, llmtest.MustParseScript(script))
+		p := newProvider(t, srv, func(o *openai.Options) { o.Name = "local" })
+		req := adaptertest.UserRequest("hi")
+		req.Model = "qwen3"
+		var rec adaptertest.Recorder
+		resp, err := p.Generate(adaptertest.Context(t), req, rec.Func(stream))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Message.Reasoning != "Weighing the options." || resp.Message.Content != "done" {
+			t.Errorf("stream=%v: message %+v", stream, resp.Message)
+		}
+		if stream && (rec.Reasoning() != "Weighing the options." || rec.Text() != "done") {
+			t.Errorf("reasoning deltas %q, text deltas %q", rec.Reasoning(), rec.Text())
+		}
+		req.Messages = append(req.Messages, resp.Message, llm.UserMessage("more"))
+		if _, err := p.Generate(adaptertest.Context(t), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		if body := string(srv.Requests()[1].Body); strings.Contains(body, "Weighing") {
+			t.Errorf("the reasoning was sent back: %s", body)
+		}
+	}
+	// Ollama's and OpenRouter's field.
+	p := adaptertest.RawServer(t, adapter, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"x","object":"chat.completion","model":"gpt-oss:20b","choices":[{"index":0,"message":{"role":"assistant","content":"ok","reasoning":"Thinking it over."},"finish_reason":"stop"}]}`)
+	})
+	resp, err := p.Generate(adaptertest.Context(t), adaptertest.UserRequest("hi"), nil)
+	if err != nil || resp.Message.Reasoning != "Thinking it over." {
+		t.Errorf("%v %+v", err, resp)
+	}
+}

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
 
@@ -25,8 +26,9 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 	// arrive split across chunks.
 	acc := &sdk.ChatCompletionAccumulator{}
 	var (
-		finished bool
-		use      llm.Usage
+		finished  bool
+		use       llm.Usage
+		reasoning strings.Builder
 	)
 	for st.Next() {
 		if err := ctx.Err(); err != nil {
@@ -46,6 +48,10 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 		for _, choice := range chunk.Choices {
 			if choice.Index != 0 {
 				continue
+			}
+			if r := reasoningText(choice.Delta.JSON.ExtraFields); r != "" {
+				reasoning.WriteString(r)
+				onEvent(llm.StreamEvent{Kind: llm.EventReasoningDelta, Text: r})
 			}
 			if choice.Delta.Content != "" {
 				onEvent(llm.StreamEvent{Kind: llm.EventTextDelta, Text: choice.Delta.Content})
@@ -69,6 +75,8 @@ func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParam
 		return nil, malformed(p.name, err)
 	}
 	resp.Usage = use
+	// The accumulator keeps no field OpenAI's API lacks.
+	resp.Message.Reasoning = reasoning.String()
 	return resp, nil
 }
 
