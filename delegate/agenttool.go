@@ -158,12 +158,13 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 	}
 	tree := parent.tree
 	if err := parent.reserveQuota(ctx); err != nil {
-		return e.refuseSpawn(parent, &run{kind: KindTool, label: label}, err)
+		return e.refuseSpawn(parent, &run{RunSpec: RunSpec{Kind: KindTool, Label: label}}, err)
 	}
 	start := time.Now()
 	id := ledger.NewID()
-	s := &Scope{RunID: id, ParentID: parent.RunID, RootID: tree.RootID, Depth: parent.Depth + 1, Kind: KindTool, Label: label,
-		Started: start, Workdir: parent.Workdir, Model: parent.Model, tree: tree, mcpOwner: parent.mcpOwner, inSubquery: parent.inSubquery}
+	r := &run{RunSpec: RunSpec{Kind: KindTool, Label: label, Task: task, Workdir: parent.Workdir, Model: parent.Model, Quiet: true}}
+	r.place(parent, id, toolCallID(ctx))
+	s := &Scope{RunSpec: &r.RunSpec, Started: start, tree: tree, mcpOwner: parent.mcpOwner, inSubquery: parent.inSubquery}
 	s.Deadline = tree.deadline(time.Time{})
 	if d, ok := ctx.Deadline(); ok && (s.Deadline.IsZero() || d.Before(s.Deadline)) {
 		s.Deadline = d
@@ -174,9 +175,8 @@ func (e *Engine) runFunc(ctx context.Context, label, task string, fn func(contex
 	}
 	defer cancel()
 	runCtx = WithScope(runCtx, s)
-	r := run{kind: KindTool, label: label, task: task, workdir: parent.Workdir, quiet: true}
-	e.record(ctx, s, &r, start)
-	spawn := spawnEvent(ctx, s, &r, nil)
+	e.record(ctx, s, r, start)
+	spawn := spawnEvent(ctx, s, r, nil)
 	e.emit(&spawn)
 	onSpawnHook(ctx, s)
 

@@ -166,9 +166,9 @@ func (e *Engine) agentChild(ctx context.Context, parent *Scope, kind Kind, child
 	if err != nil {
 		return &Envelope{Kind: kind, Label: child.Name, Status: StatusError, Error: err.Error(), Err: err}
 	}
-	r.timeout = timeout
-	if r.timeout <= 0 {
-		r.timeout = config.DefaultSubAgentTimeout
+	r.Timeout = timeout
+	if r.Timeout <= 0 {
+		r.Timeout = config.DefaultSubAgentTimeout
 	}
 	return e.spawn(ctx, r)
 }

@@ -232,43 +232,26 @@ type RunRequest struct {
 	Isolation string
 }
 
-// run is everything needed to execute one scope, root or child.
+// run is a run as this process executes it: its description in data, the
+// RunSpec any process needs to run it (and package durable's workflows are
+// given), and the handles this process holds for it. A front door fills in
+// the description and the handles; spawn its place in the tree.
 type run struct {
-	kind     Kind
-	label    string
-	agent    *config.Agent
-	system   string
-	messages []llm.Message
-	// historyLen is how many of messages are earlier history, recorded
-	// by the runs that produced them.
-	historyLen int
-	task       string
-	// base is the run's own tools (no delegation tools).
-	base       *tool.Registry
-	model      string
-	params     llm.Params
-	maxTurns   int
-	timeout    time.Duration
-	workdir    string
-	subagentOn bool
-	// queryTools are the llm_query tools the run is offered (root only).
-	queryTools []string
-	onText     func(string)
-	sessionID  string
-	// summary is the subagent's summary prompt: one more model call,
-	// without tools, whose answer is the output.
-	summary string
-	// quiet runs record their run row but not their conversation.
-	quiet bool
+	RunSpec
+	// agent is the definition RunSpec.Agent names, for root and
+	// call_agent runs.
+	agent *config.Agent
+	// base is the run's own tools (no delegation tools): RunSpec.BaseTools
+	// names them when the run is handed to another process.
+	base *tool.Registry
+	// output, when set, is RunSpec.OutputSchema resolved: the shape the
+	// final answer must have (the summary's, for a subagent).
+	output *agent.Output
+	// onText receives the root's answer as it streams.
+	onText func(string)
 	// resumed, when set, makes this run the continuation of a recorded
 	// one (resume.go).
 	resumed *resumed
-	// output, when set, is the shape the final answer must have (the
-	// summary's, for a subagent).
-	output *agent.Output
-	// budget is the run's own budget from outside its agent file (the
-	// root's flags); execute narrows it with the agent's [budget].
-	budget config.Budget
 	// worktree is the git worktree an isolated child works in (rebind).
 	worktree *isolate.Worktree
 }
@@ -276,9 +259,9 @@ type run struct {
 // fitParams is r's params less what its model ("provider/model") refuses
 // (Options.Capabilities), each refusal logged once per agent and model.
 func (e *Engine) fitParams(r *run, model string) llm.Params {
-	params, refusals := e.Capabilities.Fit(model, r.params)
+	params, refusals := e.Capabilities.Fit(model, r.Params)
 	for _, ref := range refusals {
-		msg := fmt.Sprintf("agent %q: %s (llm/capability, read %s; override under capabilities in config.yaml)", r.label, ref, capability.AsOf)
+		msg := fmt.Sprintf("agent %q: %s (llm/capability, read %s; override under capabilities in config.yaml)", r.Label, ref, capability.AsOf)
 		if _, seen := e.refusedWarned.LoadOrStore(msg, true); !seen && e.Logger != nil {
 			e.Logger.Warn(msg)
 		}
@@ -298,12 +281,12 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 		}
 		return &Envelope{Kind: KindRoot, Label: label, Status: StatusError, Error: err.Error(), Err: err}
 	}
-	r.budget = req.Budget
 	if req.Isolation != "" && req.Isolation != config.IsolationWorktree && req.Isolation != config.IsolationNone {
 		err := fmt.Errorf("isolation %q: want %q or %q", req.Isolation, config.IsolationWorktree, config.IsolationNone)
 		return &Envelope{Kind: KindRoot, Label: req.Agent.Name, Status: StatusError, Error: err.Error(), Err: err}
 	}
 	id := ledger.NewID()
+	r.RunID, r.RootID = id, id
 	tree := newTree(id, e.Quotas, e.Concurrency)
 	tree.isolation = req.Isolation
 	if req.Agent.Scratchpad {
@@ -320,13 +303,13 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 	parent := ScopeFrom(ctx)
 	if parent == nil {
 		err := errors.New("delegation outside a run: no caller scope")
-		return &Envelope{Kind: r.kind, Label: r.label, Status: StatusError, Error: err.Error(), Err: err}
+		return &Envelope{Kind: r.Kind, Label: r.Label, Status: StatusError, Error: err.Error(), Err: err}
 	}
 	if parent.inSubquery {
 		return e.refuseBelowSubquery(ctx, parent, r)
 	}
-	if r.params.Effort == "" {
-		r.params.Effort = parent.effort // a child thinks as hard as its parent unless it says
+	if r.Params.Effort == "" {
+		r.Params.Effort = parent.Params.Effort // a child thinks as hard as its parent unless it says
 	}
 	if env, ok := e.respawn(ctx, parent, r); ok {
 		return env
@@ -335,7 +318,28 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 		return e.refuseSpawn(parent, r, err)
 	}
 	id := ledger.NewID()
-	return e.runChild(ctx, &Child{ID: id, e: e, parent: parent, r: r, callID: toolCallID(ctx)})
+	r.place(parent, id, toolCallID(ctx))
+	return e.runChild(ctx, &Child{ID: id, e: e, parent: parent, r: r})
+}
+
+// place gives r its place in the tree, as the child id of parent spawned
+// by the tool call callID: the tree's ids, its depth and the depth limits
+// and permission rules its ancestors leave it, the agent whose servers its
+// MCP tools are (its caller's, when it has no agent of its own), and its
+// limits narrowed to its budget's.
+func (r *run) place(parent *Scope, id, callID string) {
+	r.RunID, r.ParentID, r.RootID, r.ToolCallID = id, parent.RunID, parent.RootID, callID
+	r.Depth, r.MaxDepth, r.DepthCap, r.Permissions = parent.Depth+1, parent.maxDepth, parent.depthCap, parent.perms
+	if r.agent == nil && parent.mcpOwner != nil {
+		r.MCPAgent = parent.mcpOwner.Name
+	}
+	r.narrowToBudget()
+}
+
+// narrowToBudget narrows r's timeout and max turns to its own budget's
+// time and turns.
+func (r *run) narrowToBudget() {
+	r.Timeout, r.MaxTurns, _ = budgetLimits(r.Budget.Time, r.Budget.Turns, r.Timeout, r.MaxTurns)
 }
 
 // refuseBelowSubquery refuses an agent run that a subquery would start.
@@ -347,7 +351,7 @@ func (e *Engine) spawn(ctx context.Context, r *run) *Envelope {
 //
 //go:noinline
 func (e *Engine) refuseBelowSubquery(ctx context.Context, parent *Scope, r *run) *Envelope {
-	name := r.label
+	name := r.Label
 	if c := agent.ToolCallFrom(ctx); c != nil {
 		name = c.Name
 	}
@@ -355,7 +359,7 @@ func (e *Engine) refuseBelowSubquery(ctx context.Context, parent *Scope, r *run)
 	ev := scopeEvent(EventRefused, parent)
 	ev.Tool, ev.Error = name, err.Error()
 	e.emit(&ev)
-	return &Envelope{Kind: r.kind, Label: r.label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusError, Error: err.Error(), Err: err, StartedAt: time.Now()}
+	return &Envelope{Kind: r.Kind, Label: r.Label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusError, Error: err.Error(), Err: err, StartedAt: time.Now()}
 }
 
 // refuseSpawn is the envelope and event of a child the tree's quotas
@@ -364,10 +368,10 @@ func (e *Engine) refuseBelowSubquery(ctx context.Context, parent *Scope, r *run)
 //
 //go:noinline
 func (e *Engine) refuseSpawn(parent *Scope, r *run, err error) *Envelope {
-	env := &Envelope{Kind: r.kind, Label: r.label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
+	env := &Envelope{Kind: r.Kind, Label: r.Label, Depth: parent.Depth + 1, ParentID: parent.RunID, Status: StatusBudget, Error: err.Error(), Err: err, StartedAt: time.Now()}
 	ev := scopeEvent(EventQuotaExceeded, parent)
-	ev.ParentID, ev.Kind, ev.Depth = parent.RunID, r.kind, parent.Depth+1
-	ev.Label, ev.Error, ev.Quota = r.label, err.Error(), quotaName(err)
+	ev.ParentID, ev.Kind, ev.Depth = parent.RunID, r.Kind, parent.Depth+1
+	ev.Label, ev.Error, ev.Quota = r.Label, err.Error(), quotaName(err)
 	e.emit(&ev)
 	return env
 }
@@ -472,15 +476,16 @@ func roundDur(d time.Duration) time.Duration {
 	return d.Round(time.Millisecond)
 }
 
-// applyBudget gives s its budget: its own (the root's flags narrowed by
-// its agent's [budget]) chained to its parent's. The time cap narrows the
-// run's timeout (the deadline then narrows down the tree as ever) and
-// turns its max_turns, and when one of them is what ends the run it ends
-// with StatusBudget (budget.stopOf); tokens and dollars are checked after
-// each model call against s and every ancestor.
-func (e *Engine) applyBudget(s, parent *Scope, r run) run {
-	own := ownBudget(r)
-	s.budget = &budget{limit: own, label: r.label, start: s.Started}
+// applyBudget gives s its budget: its own (r.Budget: the root's flags
+// narrowed by its agent's [budget], or a child's agent's) chained to its
+// parent's. The time cap narrows the run's timeout (the deadline then
+// narrows down the tree as ever) and turns its max_turns, and when one of
+// them is what ends the run it ends with StatusBudget (budget.stopOf);
+// tokens and dollars are checked after each model call against s and
+// every ancestor.
+func (e *Engine) applyBudget(s, parent *Scope, r *run) {
+	own := r.Budget
+	s.budget = &budget{limit: own, label: r.Label, start: s.Started}
 	if parent != nil {
 		s.budget.parent = parent.budget
 	}
@@ -494,17 +499,7 @@ func (e *Engine) applyBudget(s, parent *Scope, r run) run {
 			left = max(left-r.resumed.elapsed, time.Nanosecond)
 		}
 	}
-	r.timeout, r.maxTurns, s.budget.turnsBound = budgetLimits(left, own.Turns, r.timeout, r.maxTurns)
-	return r
-}
-
-// ownBudget is r's own budget: the root's flags narrowed by its agent's
-// [budget].
-func ownBudget(r run) config.Budget {
-	if r.agent != nil {
-		return narrowBudget(r.budget, r.agent.Budget)
-	}
-	return r.budget
+	r.Timeout, r.MaxTurns, s.budget.turnsBound = budgetLimits(left, own.Turns, r.Timeout, r.MaxTurns)
 }
 
 // budgetLimits narrows a run's timeout to the time its budget leaves

@@ -19,11 +19,11 @@ import (
 // its envelope, recorded and handed to its parent.
 func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id string, r *run) *Envelope {
 	s := e.newScope(parent, tree, id, r)
-	provider, err := e.modelOf(parent, s, r.model)
+	provider, err := e.modelOf(parent, s, r.Model)
 	if err != nil {
 		return e.failedToStart(ctx, parent, s, r, err)
 	}
-	s.Deadline = deadlineOf(ctx, parent, s, r.timeout)
+	s.Deadline = deadlineOf(ctx, parent, s, r.Timeout)
 	runCtx, cancel := e.runContextOf(ctx, s.Deadline, s)
 	defer cancel()
 	e.running.add(id, cancel)
@@ -46,14 +46,16 @@ func (e *Engine) execute(ctx context.Context, parent *Scope, tree *Tree, id stri
 // root), with its depth limits, its ledger queue and its budget; a root
 // announces its start.
 func (e *Engine) newScope(parent *Scope, tree *Tree, id string, r *run) *Scope {
-	s := &Scope{RunID: id, RootID: tree.RootID, Kind: r.kind, Label: r.label, Workdir: r.workdir, Started: time.Now(),
-		Model: r.model, effort: r.params.Effort, agent: r.agent, base: r.base, subagentOn: r.subagentOn, tree: tree, mcpOwner: r.agent}
-	s.inSubquery = r.kind == KindSubquery
+	r.RunID, r.RootID = id, tree.RootID
+	if parent != nil {
+		r.ParentID, r.Depth = parent.RunID, parent.Depth+1
+	}
+	s := &Scope{RunSpec: &r.RunSpec, Started: time.Now(), agent: r.agent, base: r.base, tree: tree, mcpOwner: r.agent}
+	s.inSubquery = r.Kind == KindSubquery
 	s.worktree = r.worktree
 	s.perms = e.permsFor(parent, r.agent)
 	if parent != nil {
 		s.parent = parent
-		s.ParentID, s.Depth = parent.RunID, parent.Depth+1
 		s.inSubquery = s.inSubquery || parent.inSubquery
 		if s.mcpOwner == nil {
 			s.mcpOwner = parent.mcpOwner
@@ -73,9 +75,9 @@ func (e *Engine) newScope(parent *Scope, tree *Tree, id string, r *run) *Scope {
 	} else {
 		narrowMaxDepth(s, 0, 0)
 	}
-	e.budgetRun(s, parent, r)
+	e.applyBudget(s, parent, r)
 	if parent == nil {
-		e.emitRunStart(s, r.task)
+		e.emitRunStart(s, r.Task)
 	}
 	return s
 }
@@ -175,14 +177,14 @@ func (e *Engine) loopSpec(ctx context.Context, parent, s *Scope, r *run, prior *
 	tools *tool.Registry, guard func(context.Context, llm.ToolCall) error, m *meter) agent.Spec {
 	tree := s.tree
 	spec := agent.Spec{
-		Name:            r.label,
+		Name:            r.Label,
 		Provider:        provider,
 		Model:           s.ref.Model,
-		System:          r.system,
-		Messages:        r.messages,
+		System:          r.System,
+		Messages:        r.Messages,
 		Tools:           tools,
 		Params:          e.fitParams(r, m.model),
-		MaxTurns:        r.maxTurns,
+		MaxTurns:        r.MaxTurns,
 		ToolConcurrency: e.toolConcurrency(r),
 		Guard:           guard,
 		AfterModelCall: func(_ context.Context, u llm.Usage) error {
@@ -199,7 +201,7 @@ func (e *Engine) loopSpec(ctx context.Context, parent, s *Scope, r *run, prior *
 		Resume:     r.resumed != nil,
 		Turns:      prior.turns,
 		Output:     r.output,
-		Summary:    r.summary,
+		Summary:    r.Summary,
 		LimitStops: s.budget.turnsBound,
 		Stream:     r.onText != nil || e.StreamText,
 	}
@@ -256,7 +258,7 @@ func (e *Engine) runLoop(runCtx context.Context, spec agent.Spec, s *Scope, r *r
 	if spentErr := s.budget.spentBefore(r.resumed); spentErr != nil && r.resumed.summaryAt == 0 {
 		// Not even its summary is made (one whose task had ended is, as
 		// its summary call was under way).
-		return &agent.Result{Messages: r.messages}, spentErr
+		return &agent.Result{Messages: r.Messages}, spentErr
 	}
 	return agent.Run(runCtx, spec)
 }
@@ -284,7 +286,7 @@ func (e *Engine) envelopeOf(ctx, runCtx context.Context, s *Scope, r *run, prior
 
 // newEnvelope is the envelope of run s, as it started.
 func newEnvelope(s *Scope, r *run) *Envelope {
-	return &Envelope{RunID: s.RunID, ParentID: s.ParentID, Kind: r.kind, Label: r.label, Task: r.task, Model: r.model, Depth: s.Depth, StartedAt: s.Started}
+	return &Envelope{RunID: s.RunID, ParentID: s.ParentID, Kind: r.Kind, Label: r.Label, Task: r.Task, Model: r.Model, Depth: s.Depth, StartedAt: s.Started}
 }
 
 // runContext is the context a run runs in: ctx with the run's deadline,
@@ -306,14 +308,6 @@ func (e *Engine) resolveModel(parent *Scope, model string) (llm.Provider, llm.Mo
 		return parent.provider, parent.ref, nil
 	}
 	return e.Models.ForModel(model)
-}
-
-// budgetRun applies the budget to r in place (in a frame of its own, like
-// emitSpawn below).
-//
-//go:noinline
-func (e *Engine) budgetRun(s, parent *Scope, r *run) {
-	*r = e.applyBudget(s, parent, *r)
 }
 
 // emitRunStart and emitSpawn announce a root and a child. They are
@@ -445,7 +439,7 @@ func (e *Engine) finishEarly(ctx context.Context, env *Envelope, s *Scope, r *ru
 // call that asked for it.
 func spawnEvent(ctx context.Context, s *Scope, r *run, tools []string) Event {
 	ev := scopeEvent(EventSpawn, s)
-	ev.MaxTurns, ev.AllowedTools, ev.Task = r.maxTurns, tools, r.task
+	ev.MaxTurns, ev.AllowedTools, ev.Task = r.MaxTurns, tools, r.Task
 	ev.ToolCallID = toolCallID(ctx)
 	return ev
 }

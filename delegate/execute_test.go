@@ -111,16 +111,16 @@ func TestNewScope(t *testing.T) {
 	e := &Engine{}
 	tree := newTree("root", Quotas{}, 0)
 	lead := &config.Agent{Name: "lead", SubAgentsConfig: config.SubAgentsConfig{MaxDepth: 2, MaxDepthSet: true}}
-	root := e.newScope(nil, tree, "root", &run{kind: KindRoot, label: "lead", agent: lead})
+	root := e.newScope(nil, tree, "root", &run{RunSpec: RunSpec{Kind: KindRoot, Label: "lead"}, agent: lead})
 	if root.Depth != 0 || root.ParentID != "" || root.maxDepth != 2 || root.depthCap != 2 || root.mcpOwner != lead || root.budget == nil {
 		t.Fatalf("root scope %+v", root)
 	}
-	q := e.newScope(root, tree, "q", &run{kind: KindSubquery, label: "llm_query"})
+	q := e.newScope(root, tree, "q", &run{RunSpec: RunSpec{Kind: KindSubquery, Label: "llm_query"}})
 	if q.Depth != 1 || q.ParentID != "root" || q.RootID != "root" || !q.inSubquery || q.mcpOwner != lead || q.budget.parent != root.budget {
 		t.Errorf("subquery scope %+v", q)
 	}
 	deep := &config.Agent{Name: "deep", SubAgentsConfig: config.SubAgentsConfig{MaxDepth: 5}}
-	f := e.newScope(q, tree, "f", &run{kind: KindTool, label: "f", agent: deep})
+	f := e.newScope(q, tree, "f", &run{RunSpec: RunSpec{Kind: KindTool, Label: "f"}, agent: deep})
 	if f.Depth != 2 || !f.inSubquery || f.maxDepth != 2 || f.depthCap != 2 || f.mcpOwner != deep {
 		t.Errorf("a child of the subquery: %+v; want depth 2, in the subquery, its max_depth narrowed to 2", f)
 	}
@@ -131,12 +131,12 @@ func TestNewScope(t *testing.T) {
 // limit its budget set turned into that budget's stop.
 func TestEnvelopeOf(t *testing.T) {
 	e := &Engine{}
-	s := &Scope{RunID: "r", Label: "w", Started: time.Now(), budget: &budget{label: "w", turnsBound: true}}
+	s := &Scope{RunSpec: &RunSpec{RunID: "r", Label: "w"}, Started: time.Now(), budget: &budget{label: "w", turnsBound: true}}
 	out, err := agent.NewOutput("o", []byte(`{"type":"object"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{kind: KindCallAgent, label: "w", output: out}
+	r := &run{RunSpec: RunSpec{Kind: KindCallAgent, Label: "w"}, output: out}
 	prior := &resumed{turns: 2, usage: llm.Usage{InputTokens: 10}}
 	m := &meter{model: "script/m"}
 	res := &agent.Result{Output: `{"a":1}`, Turns: 1, Usage: llm.Usage{InputTokens: 5}}

@@ -37,9 +37,9 @@ type Child struct {
 	parent *Scope
 	// r is the spawner's description of the child, which the child's run
 	// takes over (not a copy: a sleeping child of a wide fan-out keeps it).
+	// Its RunSpec has its place in the tree; r.ToolCallID is the
+	// parent's tool call that spawns it.
 	r *run
-	// callID is the parent's tool call that spawns the child.
-	callID string
 }
 
 // Run executes the child in this process.
@@ -48,8 +48,18 @@ func (c *Child) Run(ctx context.Context) *Envelope {
 }
 
 // Spec describes the child in data, for an executor that runs it in
-// another process.
-func (c *Child) Spec() RunSpec { return specOf(c.ID, c.parent, c.callID, *c.r) }
+// another process: its RunSpec, with its own tools named.
+func (c *Child) Spec() RunSpec { return c.r.describe() }
+
+// describe is r's description with its own tools named, as another
+// process binds them again (Engine.bind).
+func (r *run) describe() RunSpec {
+	sp := r.RunSpec
+	if r.base != nil {
+		sp.BaseTools = r.base.Names()
+	}
+	return sp
+}
 
 type executorKey struct{}
 
@@ -69,8 +79,11 @@ func (e *Engine) executor(ctx context.Context) Executor {
 	return Local{}
 }
 
-// RunSpec is a run described in data: what another process needs to run it
-// with the same configuration (agent definitions, settings, tools).
+// RunSpec is a run described in data: what any process needs to run it
+// with the same configuration (agent definitions, settings, tools). It is
+// the core of every run: the engine's live run is a RunSpec and the
+// handles its process holds (the agent's definition, the tools, the
+// resolved output schema, ...), and a run's Scope shows it.
 type RunSpec struct {
 	RunID      string        `json:"run_id"`
 	ParentID   string        `json:"parent_id,omitempty"`
@@ -143,32 +156,4 @@ type RunSpec struct {
 // reaching it is a budget stop (BudgetTurnsStop), not max_turns.
 func (sp RunSpec) BudgetTurns() bool {
 	return sp.Budget.Turns > 0 && sp.MaxTurns == sp.Budget.Turns
-}
-
-func specOf(id string, parent *Scope, toolCallID string, r run) RunSpec {
-	sp := RunSpec{RunID: id, ToolCallID: toolCallID, Kind: r.kind, Label: r.label, System: r.system,
-		Messages: r.messages, HistoryLen: r.historyLen, Task: r.task, Model: r.model, Params: r.params,
-		MaxTurns: r.maxTurns, Timeout: r.timeout, Workdir: r.workdir, SubagentOn: r.subagentOn,
-		QueryTools: r.queryTools, Summary: r.summary, Quiet: r.quiet, SessionID: r.sessionID, Budget: ownBudget(r)}
-	sp.Timeout, sp.MaxTurns, _ = budgetLimits(sp.Budget.Time, sp.Budget.Turns, sp.Timeout, sp.MaxTurns)
-	if parent != nil {
-		sp.ParentID, sp.RootID, sp.Depth = parent.RunID, parent.RootID, parent.Depth+1
-		sp.MaxDepth, sp.DepthCap, sp.Permissions = parent.maxDepth, parent.depthCap, parent.perms
-		if r.agent == nil && parent.mcpOwner != nil {
-			sp.MCPAgent = parent.mcpOwner.Name
-		}
-	} else {
-		sp.RootID = id
-	}
-	if r.agent != nil {
-		sp.Agent = r.agent.Name
-		sp.Sequential = !r.agent.SubAgentsConfig.Parallel
-	}
-	if r.base != nil {
-		sp.BaseTools = r.base.Names()
-	}
-	if r.output != nil {
-		sp.OutputSchema, sp.OutputName = r.output.Schema(), r.output.Name()
-	}
-	return sp
 }

@@ -79,10 +79,10 @@ func wantsWorktree(parent *Scope, r *run) bool {
 func (e *Engine) runChild(ctx context.Context, c *Child) *Envelope {
 	x := e.executor(ctx)
 	if !wantsWorktree(c.parent, c.r) {
-		c.parent.endMergeTurn(c.callID)
+		c.parent.endMergeTurn(c.r.ToolCallID)
 		return x.Execute(ctx, c)
 	}
-	turn := c.parent.mergeTurn(c.callID)
+	turn := c.parent.mergeTurn(c.r.ToolCallID)
 	w, refused := e.placeChild(ctx, c)
 	if refused != nil || w == nil {
 		turn.Done()
@@ -92,7 +92,7 @@ func (e *Engine) runChild(ctx context.Context, c *Child) *Envelope {
 		return x.Execute(ctx, c)
 	}
 	env := x.Execute(ctx, c)
-	e.bringBack(ctx, c.parent, c.ID, c.r.label, c.r.task, w, env, turn)
+	e.bringBack(ctx, c.parent, c.ID, c.r.Label, c.r.Task, w, env, turn)
 	return env
 }
 
@@ -111,7 +111,7 @@ func (e *Engine) placeChild(ctx context.Context, c *Child) (*isolate.Worktree, *
 			return w, nil
 		}
 	}
-	w, err := e.Isolation.Create(ctx, r.workdir, c.ID)
+	w, err := e.Isolation.Create(ctx, r.Workdir, c.ID)
 	var u *isolate.Unavailable
 	switch {
 	case errors.As(err, &u):
@@ -119,7 +119,7 @@ func (e *Engine) placeChild(ctx context.Context, c *Child) (*isolate.Worktree, *
 		return nil, nil
 	case err != nil:
 		err = fmt.Errorf("isolation: no worktree could be made: %w", err)
-		env := &Envelope{RunID: c.ID, Kind: r.kind, Label: r.label, Task: r.task, Depth: parent.Depth + 1, ParentID: parent.RunID,
+		env := &Envelope{RunID: c.ID, Kind: r.Kind, Label: r.Label, Task: r.Task, Depth: parent.Depth + 1, ParentID: parent.RunID,
 			Status: StatusError, Error: err.Error(), Err: err, StartedAt: time.Now()}
 		return nil, env
 	}
@@ -134,7 +134,7 @@ func (e *Engine) warnShared(t *Tree, r *run, reason string) {
 	if _, done := t.isolationWarned.LoadOrStore(reason, true); done || e.Logger == nil {
 		return
 	}
-	e.Logger.Warn("isolation not used: "+reason+"; the agent works in the shared directory", "agent", r.label)
+	e.Logger.Warn("isolation not used: "+reason+"; the agent works in the shared directory", "agent", r.Label)
 }
 
 // reopen finds the worktree a resumed child worked in, when it is still
@@ -150,7 +150,7 @@ func (e *Engine) reopen(ctx context.Context, c *Child) *isolate.Worktree {
 	}
 	w := worktreeOf(row)
 	if err := e.Isolation.Reopen(ctx, w); err != nil {
-		e.warn("resume: the child's worktree cannot be reused; it gets a new one", &Scope{RunID: c.ID, Label: c.r.label}, err)
+		e.warn("resume: the child's worktree cannot be reused; it gets a new one", c.ID, c.r.Label, err)
 		return nil
 	}
 	return w
@@ -171,7 +171,7 @@ func worktreeOf(row *ledger.Worktree) *isolate.Worktree {
 // works in a directory.
 func (e *Engine) rebind(r *run, w *isolate.Worktree) {
 	if r.base != nil {
-		old, now := e.Tools(r.workdir), e.Tools(w.Workdir)
+		old, now := e.Tools(r.Workdir), e.Tools(w.Workdir)
 		reg := tool.NewRegistry()
 		for _, t := range r.base.Tools() {
 			name := t.Spec().Name
@@ -185,7 +185,7 @@ func (e *Engine) rebind(r *run, w *isolate.Worktree) {
 		}
 		r.base = reg
 	}
-	r.workdir, r.worktree = w.Workdir, w
+	r.Workdir, r.worktree = w.Workdir, w
 }
 
 // bringBack ends the isolated child id of parent, whose envelope is env:
@@ -203,13 +203,13 @@ func (e *Engine) bringBack(ctx context.Context, parent *Scope, id, label, task s
 	bg := context.WithoutCancel(ctx)
 	res, err := e.settleWork(ctx, w, env, label, task, turn)
 	if err != nil {
-		e.warn("isolation: the child's work stays in its worktree", &Scope{RunID: id, Label: label}, err)
+		e.warn("isolation: the child's work stays in its worktree", id, label, err)
 		res = &isolate.Result{Status: isolate.Kept, Branch: w.Branch, Worktree: w.Path, Reason: err.Error()}
 	}
 	removed := false
 	if res.Status == isolate.Merged || res.Status == isolate.Unchanged {
 		if err := e.Isolation.Remove(bg, w, false); err != nil {
-			e.warn("isolation: removing a merged worktree", &Scope{RunID: id, Label: label}, err)
+			e.warn("isolation: removing a merged worktree", id, label, err)
 		} else {
 			removed = true
 		}
@@ -307,7 +307,7 @@ func (e *Engine) resumeMerge(ctx context.Context, parent *Scope, row ledger.Run,
 	turn := parent.mergeTurn(toolCallID(ctx))
 	if err := e.Isolation.Reopen(ctx, w); err != nil {
 		turn.Done()
-		e.warn("resume: the finished child's worktree is gone; its work is not merged", &Scope{RunID: row.ID, Label: row.Agent}, err)
+		e.warn("resume: the finished child's worktree is gone; its work is not merged", row.ID, row.Agent, err)
 		return
 	}
 	e.bringBack(ctx, parent, row.ID, row.Agent, row.Task, w, env, turn)

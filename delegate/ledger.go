@@ -153,7 +153,6 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 	if e.Ledger == nil {
 		return
 	}
-	callCtx := ctx
 	if s.writes != nil {
 		ctx = s.queued()
 	} else {
@@ -169,28 +168,26 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 		}
 	} else {
 		row := &ledger.Run{ID: s.RunID, ParentID: s.ParentID, RootID: s.RootID, Agent: s.Label, Kind: s.Kind,
-			Depth: s.Depth, Model: s.Model, Status: "running", StartedAt: start, Task: r.task, SessionID: r.sessionID,
-			Workdir: r.workdir}
+			Depth: s.Depth, Model: s.Model, Status: "running", StartedAt: start, Task: r.Task, SessionID: r.SessionID,
+			Workdir: r.Workdir}
 		if s.budget != nil { // RecordTree's runs have none
 			row.BudgetTokens, row.BudgetUSD = s.budget.limit.Tokens, s.budget.limit.USD
 		}
 		if s.ParentID == "" && s.tree != nil {
 			row.Isolation = s.tree.isolation
 		}
-		if s.ParentID != "" {
-			// The call that spawns this child, so that a resumed parent
-			// finds it again.
-			row.ToolCallID = toolCallID(callCtx)
-		}
+		// The call that spawns a child, so that a resumed parent finds it
+		// again.
+		row.ToolCallID = r.ToolCallID
 		if err := e.Ledger.CreateRun(ctx, row); err != nil {
 			e.ledgerFailed("ledger: recording run", s, err)
 			return
 		}
 	}
-	if r.quiet {
+	if r.Quiet {
 		return
 	}
-	for i, m := range r.messages[r.historyLen:] {
+	for i, m := range r.Messages[r.HistoryLen:] {
 		e.appendMessage(ctx, s, i+1, m, llm.Usage{})
 	}
 }
@@ -243,7 +240,7 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r *run, model strin
 		seq       int
 		lastUsage llm.Usage
 		called    bool
-	}{seq: len(r.messages) - r.historyLen}
+	}{seq: len(r.Messages) - r.HistoryLen}
 	var ledgerCtx context.Context
 	if s.writes != nil {
 		ledgerCtx = s.queued()
@@ -266,7 +263,7 @@ func (e *Engine) loopListener(ctx context.Context, s *Scope, r *run, model strin
 		case agent.EventModelEnd:
 			l.lastUsage = ev.Usage
 		case agent.EventMessage:
-			if e.Ledger != nil && !r.quiet {
+			if e.Ledger != nil && !r.Quiet {
 				l.seq++
 				u := llm.Usage{}
 				if ev.Message.Role == llm.RoleAssistant {
@@ -374,8 +371,9 @@ func (e *Engine) appendEvent(ctx context.Context, ev *Event, raw []byte) {
 	}
 }
 
-func (e *Engine) warn(msg string, s *Scope, err error) {
+// warn logs a warning about run runID (of agent or label label).
+func (e *Engine) warn(msg, runID, label string, err error) {
 	if e.Logger != nil {
-		e.Logger.Warn(msg, "run", s.RunID, "agent", s.Label, "err", err)
+		e.Logger.Warn(msg, "run", runID, "agent", label, "err", err)
 	}
 }

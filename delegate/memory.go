@@ -109,10 +109,10 @@ func (e *Engine) remember(ctx context.Context, s *Scope, r *run, env *Envelope) 
 	if r.agent == nil || !r.agent.Memory.Enabled || !env.OK() {
 		return
 	}
-	m := &ledger.MemoryEntry{Agent: r.agent.Name, RunID: s.RunID, RootID: s.RootID, Task: r.task, Result: env.Output, At: time.Now()}
+	m := &ledger.MemoryEntry{Agent: r.agent.Name, RunID: s.RunID, RootID: s.RootID, Task: r.Task, Result: env.Output, At: time.Now()}
 	if ml := e.memoryLedger(); ml != nil {
 		if err := ml.AppendMemory(context.WithoutCancel(ctx), m); err != nil {
-			e.warn("memory: recording", s, err)
+			e.warn("memory: recording", s.RunID, s.Label, err)
 		}
 		return
 	}
@@ -224,7 +224,7 @@ func noteWriteTool(e *Engine, s *Scope) tool.Tool {
 			pad.mu.Unlock()
 			if ml := e.memoryLedger(); ml != nil {
 				if err := ml.PutNote(context.WithoutCancel(ctx), &n); err != nil {
-					e.warn("scratchpad: recording", s, err)
+					e.warn("scratchpad: recording", s.RunID, s.Label, err)
 				}
 			}
 			return tool.Text(fmt.Sprintf("Saved note %q (%d bytes).", key, len(in.Value))), nil

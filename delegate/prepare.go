@@ -28,7 +28,7 @@ func (e *Engine) Prepare(req RunRequest) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scope{Kind: KindRoot, Label: r.label, Workdir: r.workdir, Model: r.model, agent: r.agent, base: r.base, subagentOn: r.subagentOn}
+	s := &Scope{RunSpec: &r.RunSpec, agent: r.agent, base: r.base}
 	var warnings []string
 	s.tree = &Tree{prepared: &warnings}
 	if req.Agent.Scratchpad {
@@ -36,19 +36,19 @@ func (e *Engine) Prepare(req RunRequest) (*Prepared, error) {
 	}
 	// Which tools the provider runs itself depends on it; making one
 	// contacts nothing (a missing key only means it is not known).
-	if provider, ref, err := e.Models.ForModel(r.model); err == nil {
+	if provider, ref, err := e.Models.ForModel(r.Model); err == nil {
 		s.provider, s.ref = provider, ref
 	}
 	narrowMaxDepth(s, 0, 0)
 	tools := e.toolsFor(s, &r)
-	p := &Prepared{Agent: r.label, Model: r.model, Workdir: r.workdir, System: r.system, Messages: r.messages, Tools: tools.Specs(),
+	p := &Prepared{Agent: r.Label, Model: r.Model, Workdir: r.Workdir, System: r.System, Messages: r.Messages, Tools: tools.Specs(),
 		Warnings: warnings}
 	if r.output != nil {
 		p.Output = &llm.OutputSchema{Name: r.output.Name(), Schema: r.output.Schema()}
 	}
 	if a := req.Agent; len(a.Files) > 0 {
 		// rootRun has warned of the files the grant leaves out.
-		files, diags, _ := e.agentFiles(a, r.workdir)
+		files, diags, _ := e.agentFiles(a, r.Workdir)
 		for _, f := range files {
 			p.Files = append(p.Files, f.Path)
 		}

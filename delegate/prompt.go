@@ -48,18 +48,21 @@ func (e *Engine) rootRun(req RunRequest) (_ run, err error) {
 	if err != nil {
 		return run{}, err
 	}
-	r.queryTools = e.queryToolsOf(a)
-	r.system = joinSections(r.system, e.queryGuidance(r.queryTools))
+	r.QueryTools = e.queryToolsOf(a)
+	r.System = joinSections(r.System, e.queryGuidance(r.QueryTools))
 	if req.Subagents != nil {
-		r.subagentOn = *req.Subagents
+		r.SubagentOn = *req.Subagents
 	}
 	r.onText = req.OnText
-	r.sessionID = req.SessionID
+	r.SessionID = req.SessionID
 	if req.OutputSchema != nil {
-		if r.output, err = outputOf("", a.Name, req.OutputSchema); err != nil {
+		out, err := outputOf("", a.Name, req.OutputSchema)
+		if err != nil {
 			return run{}, err
 		}
+		r.setOutput(out)
 	}
+	r.Budget = narrowBudget(req.Budget, r.Budget)
 	return r, nil
 }
 
@@ -89,9 +92,20 @@ func (e *Engine) agentRun(tree *Tree, a *config.Agent, kind Kind, model, workdir
 		return run{}, err
 	}
 	msgs := append(append([]llm.Message(nil), history...), taskMessage(task, taskContext))
-	return run{kind: kind, label: a.Name, agent: a, system: system, messages: msgs, historyLen: len(history),
-		task: task, base: base, model: model, params: a.Params, maxTurns: maxTurns, workdir: workdir,
-		subagentOn: namesSubagent(a), output: output}, nil
+	r := run{RunSpec: RunSpec{Kind: kind, Label: a.Name, Agent: a.Name, System: system, Messages: msgs, HistoryLen: len(history),
+		Task: task, Model: model, Params: a.Params, MaxTurns: maxTurns, Workdir: workdir, SubagentOn: namesSubagent(a),
+		Sequential: !a.SubAgentsConfig.Parallel, Budget: a.Budget}, agent: a, base: base}
+	r.setOutput(output)
+	return r, nil
+}
+
+// setOutput makes out the shape of r's final answer, described and
+// resolved.
+func (r *run) setOutput(out *agent.Output) {
+	r.output = out
+	if out != nil {
+		r.OutputSchema, r.OutputName = out.Schema(), out.Name()
+	}
 }
 
 // outputOf resolves an output schema; nil when there is none. The name

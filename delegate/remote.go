@@ -28,7 +28,7 @@ import (
 // offering the run's tools (none with noTools: a subagent's summary call).
 // It makes one attempt: the caller owns retrying.
 func (e *Engine) ModelStep(ctx context.Context, spec RunSpec, messages []llm.Message, noTools bool) (*llm.Response, error) {
-	s, r, err := e.scopeOf(spec)
+	s, r, err := e.bind(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -38,9 +38,9 @@ func (e *Engine) ModelStep(ctx context.Context, spec RunSpec, messages []llm.Mes
 	}
 	req := &llm.Request{Model: ref.Model, System: spec.System, Messages: messages, Params: spec.Params}
 	if !noTools {
-		req.Tools = e.toolsFor(s, &r).Specs()
+		req.Tools = e.toolsFor(s, r).Specs()
 	}
-	if r.output != nil && (r.summary == "" || noTools) {
+	if r.output != nil && (r.Summary == "" || noTools) {
 		// Asked natively; the answer's validation and repair turn are the
 		// caller's loop's (agent.Decide).
 		req.Output = &llm.OutputSchema{Name: r.output.Name(), Schema: r.output.Schema()}
@@ -67,11 +67,11 @@ type ToolOutcome struct {
 // returns it in Child, and a second step with answer (the child's
 // envelope) gives the tool result the front door renders from it.
 func (e *Engine) ToolStep(ctx context.Context, spec RunSpec, call llm.ToolCall, answer *Envelope) (ToolOutcome, error) {
-	s, r, err := e.scopeOf(spec)
+	s, r, err := e.bind(spec)
 	if err != nil {
 		return ToolOutcome{}, err
 	}
-	tools := e.toolsFor(s, &r)
+	tools := e.toolsFor(s, r)
 	x := &handOver{answer: answer}
 	ctx = WithExecutor(WithScope(ctx, s), x)
 	res := agent.RunToolCall(ctx, agent.Spec{Name: spec.Label, Tools: tools, Guard: e.guard(s, e.policyFor(s))}, call)
@@ -97,39 +97,31 @@ func (h *handOver) Execute(_ context.Context, c *Child) *Envelope {
 	}
 	sp := c.Spec()
 	h.child = &sp
-	return &Envelope{RunID: c.ID, Kind: c.r.kind, Label: c.r.label, Status: StatusError, Error: errHandedOver.Error(), Err: errHandedOver}
+	return &Envelope{RunID: c.ID, Kind: c.r.Kind, Label: c.r.Label, Status: StatusError, Error: errHandedOver.Error(), Err: errHandedOver}
 }
 
-// scopeOf rebuilds the scope and run of spec in this process.
-func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
+// bind is the run spec describes, live in this process: the handles its
+// description names (its agent's definition, its output schema resolved,
+// its own tools and MCP servers) bound here, in its scope.
+func (e *Engine) bind(spec RunSpec) (*Scope, *run, error) {
 	if err := e.check(); err != nil {
-		return nil, run{}, err
+		return nil, nil, err
 	}
-	r := run{kind: spec.Kind, label: spec.Label, system: spec.System, messages: spec.Messages, historyLen: spec.HistoryLen,
-		task: spec.Task, model: spec.Model, params: spec.Params, maxTurns: spec.MaxTurns, timeout: spec.Timeout,
-		workdir: spec.Workdir, subagentOn: spec.SubagentOn, queryTools: spec.QueryTools, summary: spec.Summary,
-		quiet: spec.Quiet, sessionID: spec.SessionID}
-	if spec.Agent != "" {
-		a, ok := e.Agents.Get(spec.Agent)
-		if !ok {
-			return nil, r, fmt.Errorf("%w: no agent named %q is defined on this worker", ErrConfig, spec.Agent)
-		}
-		r.agent = a
+	r := &run{RunSpec: spec}
+	var err error
+	if r.agent, err = e.namedAgent(spec.Agent); err != nil {
+		return nil, nil, err
 	}
 	if len(spec.OutputSchema) > 0 {
-		out, err := agent.NewOutput(spec.OutputName, spec.OutputSchema)
-		if err != nil {
-			return nil, r, fmt.Errorf("%w: run %s: %w", ErrConfig, spec.RunID, err)
+		if r.output, err = agent.NewOutput(spec.OutputName, spec.OutputSchema); err != nil {
+			return nil, nil, fmt.Errorf("%w: run %s: %w", ErrConfig, spec.RunID, err)
 		}
-		r.output = out
 	}
 	owner := r.agent
-	if owner == nil && spec.MCPAgent != "" {
-		a, ok := e.Agents.Get(spec.MCPAgent)
-		if !ok {
-			return nil, r, fmt.Errorf("%w: no agent named %q is defined on this worker", ErrConfig, spec.MCPAgent)
+	if owner == nil {
+		if owner, err = e.namedAgent(spec.MCPAgent); err != nil {
+			return nil, nil, err
 		}
-		owner = a
 	}
 	builtin := slices.DeleteFunc(slices.Clone(spec.BaseTools), func(n string) bool { return strings.HasPrefix(n, MCPToolPrefix) })
 	base, err := e.builtinTools(spec.Workdir).Narrow(builtin)
@@ -137,12 +129,11 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 		base, err = e.externalTools(base, owner, spec.BaseTools)
 	}
 	if err != nil {
-		return nil, r, fmt.Errorf("%w: run %s: %w", ErrConfig, spec.RunID, err)
+		return nil, nil, fmt.Errorf("%w: run %s: %w", ErrConfig, spec.RunID, err)
 	}
 	r.base = base
-	s := &Scope{RunID: spec.RunID, ParentID: spec.ParentID, RootID: spec.RootID, Depth: spec.Depth, Kind: spec.Kind,
-		Label: spec.Label, Workdir: spec.Workdir, Model: spec.Model, agent: r.agent, base: base, subagentOn: spec.SubagentOn,
-		tree: newTree(spec.RootID, e.Quotas, e.Concurrency), mcpOwner: owner, inSubquery: spec.Kind == KindSubquery}
+	s := &Scope{RunSpec: &r.RunSpec, agent: r.agent, base: base, tree: newTree(spec.RootID, e.Quotas, e.Concurrency),
+		mcpOwner: owner, inSubquery: spec.Kind == KindSubquery}
 	narrowMaxDepth(s, spec.MaxDepth, spec.DepthCap)
 	if spec.ParentID == "" {
 		s.perms = e.permsFor(nil, r.agent)
@@ -152,6 +143,18 @@ func (e *Engine) scopeOf(spec RunSpec) (*Scope, run, error) {
 		s.perms = spec.Permissions
 	}
 	return s, r, nil
+}
+
+// namedAgent is the definition of agent name on this worker; nil for "".
+func (e *Engine) namedAgent(name string) (*config.Agent, error) {
+	if name == "" {
+		return nil, nil
+	}
+	a, ok := e.Agents.Get(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: no agent named %q is defined on this worker", ErrConfig, name)
+	}
+	return a, nil
 }
 
 // externalTools adds to base the MCP tools named among names (the
@@ -196,8 +199,10 @@ func (e *Engine) Describe(req RunRequest) (RunSpec, error) {
 	if err != nil {
 		return RunSpec{}, err
 	}
-	r.budget = req.Budget
-	sp := specOf(ledger.NewID(), nil, "", r)
+	id := ledger.NewID()
+	r.RunID, r.RootID = id, id
+	r.narrowToBudget()
+	sp := r.describe()
 	sp.Prices = e.Prices.Overrides()
 	if e.Quotas != (Quotas{}) {
 		q := e.Quotas
@@ -213,8 +218,8 @@ func (e *Engine) Describe(req RunRequest) (RunSpec, error) {
 // conversations are not recorded: they stayed where the tree ran.
 func (e *Engine) RecordTree(ctx context.Context, spec RunSpec, env *Envelope) {
 	withDurations(env)
-	s := remoteRoot(spec, env.Label, env.Model, env.StartedAt)
-	e.record(ctx, s, &run{task: spec.Task, sessionID: spec.SessionID, workdir: spec.Workdir, quiet: true}, env.StartedAt)
+	s, r := remoteRoot(spec, env.Label, env.Model, env.StartedAt)
+	e.record(ctx, s, r, env.StartedAt)
 	start := scopeEvent(EventRunStart, s)
 	start.Task, start.Time = spec.Task, env.StartedAt
 	e.emit(&start)
@@ -228,7 +233,7 @@ func (e *Engine) RecordTree(ctx context.Context, spec RunSpec, env *Envelope) {
 // ends, and RecordEnded records the tree once it has ended, in whichever
 // process learns the end.
 func (e *Engine) RecordSubmitted(ctx context.Context, spec RunSpec, executor string, ref ledger.TemporalRef, start time.Time) error {
-	s := remoteRoot(spec, spec.Label, spec.Model, start)
+	s, _ := remoteRoot(spec, spec.Label, spec.Model, start)
 	if e.Ledger != nil {
 		row := &ledger.Run{ID: s.RunID, RootID: s.RootID, Agent: s.Label, Kind: KindRoot, Model: s.Model,
 			Status: ledger.StatusRunning, StartedAt: start, Task: spec.Task, SessionID: spec.SessionID, Workdir: spec.Workdir,
@@ -248,7 +253,7 @@ func (e *Engine) RecordSubmitted(ctx context.Context, spec RunSpec, executor str
 // run_end.
 func (e *Engine) RecordEnded(ctx context.Context, spec RunSpec, env *Envelope) {
 	withDurations(env)
-	s := remoteRoot(spec, env.Label, env.Model, env.StartedAt)
+	s, _ := remoteRoot(spec, env.Label, env.Model, env.StartedAt)
 	e.recordChildren(ctx, s, env)
 	e.recordFinish(ctx, env, s)
 	end := scopeEvent(EventRunEnd, s)
@@ -256,16 +261,25 @@ func (e *Engine) RecordEnded(ctx context.Context, spec RunSpec, env *Envelope) {
 	e.emit(&end)
 }
 
-func remoteRoot(spec RunSpec, label, model string, start time.Time) *Scope {
-	return &Scope{RunID: spec.RunID, RootID: spec.RunID, Kind: KindRoot, Label: label, Model: model, Started: start,
-		Workdir: spec.Workdir}
+// remoteRoot is the root of a tree that ran elsewhere, as this process
+// records it: its conversation is not recorded (Quiet).
+func remoteRoot(spec RunSpec, label, model string, start time.Time) (*Scope, *run) {
+	return recordedRun(RunSpec{RunID: spec.RunID, RootID: spec.RunID, Kind: KindRoot, Label: label, Model: model,
+		Workdir: spec.Workdir, Task: spec.Task, SessionID: spec.SessionID, Quiet: true}, start)
+}
+
+// recordedRun is a run described by spec that started at start and ran
+// elsewhere, in a scope of its own.
+func recordedRun(spec RunSpec, start time.Time) (*Scope, *run) {
+	r := &run{RunSpec: spec}
+	return &Scope{RunSpec: &r.RunSpec, Started: start}, r
 }
 
 func (e *Engine) recordChildren(ctx context.Context, parent *Scope, env *Envelope) {
 	for _, c := range env.Children {
-		s := &Scope{RunID: c.RunID, ParentID: parent.RunID, RootID: parent.RootID, Depth: c.Depth, Kind: c.Kind,
-			Label: c.Label, Model: c.Model, Started: c.StartedAt, Workdir: parent.Workdir}
-		e.record(ctx, s, &run{task: c.Task, workdir: parent.Workdir, quiet: true}, c.StartedAt)
+		s, r := recordedRun(RunSpec{RunID: c.RunID, ParentID: parent.RunID, RootID: parent.RootID, Depth: c.Depth, Kind: c.Kind,
+			Label: c.Label, Model: c.Model, Task: c.Task, Workdir: parent.Workdir, Quiet: true}, c.StartedAt)
+		e.record(ctx, s, r, c.StartedAt)
 		spawn := scopeEvent(EventSpawn, s)
 		spawn.Task, spawn.Time = c.Task, c.StartedAt
 		e.emit(&spawn)

@@ -112,7 +112,7 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 	if err != nil {
 		return fail(err)
 	}
-	r.budget = req.Budget
+	r.Budget = req.Budget
 	if err := e.resumeFrom(ctx, plan, &r, root); err != nil {
 		return fail(err)
 	}
@@ -235,13 +235,13 @@ func (e *Engine) resumeFrom(ctx context.Context, p *resumePlan, r *run, row ledg
 		return err
 	}
 	res := &resumed{ledger: p.ledger, row: row, elapsed: e.attemptsTime(ctx, p.ledger, row)}
-	r.budget = narrowBudget(r.budget, config.Budget{Tokens: row.BudgetTokens, USD: row.BudgetUSD})
+	r.Budget = narrowBudget(r.Budget, config.Budget{Tokens: row.BudgetTokens, USD: row.BudgetUSD})
 	if len(rows) == 0 {
 		// Nothing was committed: the run starts over, its first messages
 		// to be recorded as on a first attempt.
 		res.recordStart = true
 	} else {
-		msgs := r.messages[:r.historyLen:r.historyLen]
+		msgs := r.Messages[:r.HistoryLen:r.HistoryLen]
 		for _, m := range rows {
 			msg := llm.Message{Role: llm.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError,
 				Reasoning: m.Reasoning}
@@ -265,14 +265,14 @@ func (e *Engine) resumeFrom(ctx context.Context, p *resumePlan, r *run, row ledg
 			}
 			msgs = append(msgs, msg)
 		}
-		r.messages = msgs
-		if i := agent.SummaryAt(msgs[r.historyLen:], r.summary); i >= 0 {
-			res.summaryAt = r.historyLen + i
+		r.Messages = msgs
+		if i := agent.SummaryAt(msgs[r.HistoryLen:], r.Summary); i >= 0 {
+			res.summaryAt = r.HistoryLen + i
 			res.turns-- // the summary's own call is not a turn
 		}
 	}
 	answered := map[string]bool{}
-	for _, m := range r.messages[r.historyLen:] {
+	for _, m := range r.Messages[r.HistoryLen:] {
 		if m.Role == llm.RoleTool {
 			answered[m.ToolCallID] = true
 		}
@@ -294,7 +294,7 @@ func (e *Engine) attemptsTime(ctx context.Context, rl ResumeLedger, row ledger.R
 	}
 	atts, err := rl.Attempts(ctx, row.ID)
 	if err != nil {
-		e.warn("ledger: reading attempts", &Scope{RunID: row.ID, Label: row.Agent}, err)
+		e.warn("ledger: reading attempts", row.ID, row.Agent, err)
 	}
 	for _, a := range atts {
 		if !a.FinishedAt.IsZero() {
@@ -375,10 +375,11 @@ func (e *Engine) respawn(ctx context.Context, parent *Scope, r *run) (*Envelope,
 		return env, true
 	}
 	if err := e.resumeFrom(ctx, parent.tree.resume, r, row); err != nil {
-		e.warn("resume: reading the ledger; the child starts over", &Scope{RunID: row.ID, Label: row.Agent}, err)
+		e.warn("resume: reading the ledger; the child starts over", row.ID, row.Agent, err)
 		r.resumed = &resumed{ledger: parent.tree.resume.ledger, row: row, recordStart: true}
 	}
-	c := &Child{ID: row.ID, e: e, parent: parent, r: r, callID: row.ToolCallID}
+	r.place(parent, row.ID, row.ToolCallID)
+	c := &Child{ID: row.ID, e: e, parent: parent, r: r}
 	return e.runChild(ctx, c), true
 }
 

@@ -30,24 +30,14 @@ const (
 // the tree, what it may do, and the state its children report into. A
 // delegation tool finds its caller's scope in the context (ScopeFrom).
 type Scope struct {
-	RunID    string
-	ParentID string
-	RootID   string
-	// Depth is 0 for the root and parent depth + 1 for a child.
-	Depth int
-	Kind  Kind
-	// Label is the agent name, the subagent label or the subquery tool.
-	Label    string
+	// RunSpec is the run's description (read-only): its id, its parent's
+	// and its root's, its depth (0 for the root, parent depth + 1 for a
+	// child), kind, label (the agent name, the subagent label or the
+	// subquery tool), model ("provider/model", which children that name
+	// none inherit), working directory, task and limits.
+	*RunSpec
 	Started  time.Time
 	Deadline time.Time
-	Workdir  string
-	// Model is the "provider/model" this run talks to; children that name
-	// no model inherit it.
-	Model string
-	// effort is the run's reasoning effort as set (its own, its agent's or
-	// inherited), before its model's table is applied: what a child that
-	// sets none inherits.
-	effort string
 
 	// agent is the definition running in this scope, for root and
 	// call_agent runs; its sub_agents and [sub_agents_config] govern this
@@ -73,9 +63,6 @@ type Scope struct {
 	// it bounds subagent nesting too (subagentLimit), which
 	// agent.subagent.max_depth alone would let go deeper.
 	depthCap int
-	// subagentOn says whether this run may use the subagent tool at all
-	// (offered while depth allows).
-	subagentOn bool
 	// inSubquery says this run is a subquery or runs below one (a function
 	// tool it called): it may start no agent (spawn).
 	inSubquery bool

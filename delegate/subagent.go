@@ -81,7 +81,7 @@ func (subagentDoor) Allow(p *Policy) error {
 }
 
 func (d subagentDoor) offered(s *Scope, r *run) bool {
-	return r.subagentOn && s.Depth < d.e.subagentLimit(s)
+	return r.SubagentOn && s.Depth < d.e.subagentLimit(s)
 }
 
 func (d subagentDoor) tool(*Scope, *run) tool.Tool { return &subagentTool{d} }
@@ -245,11 +245,11 @@ func (e *Engine) subagent(ctx context.Context, caller *Scope, in SubagentInput) 
 	if err != nil {
 		return nil, errors.New("Invalid input: " + err.Error())
 	}
-	r := run{kind: KindSubagent, label: in.Label, system: subagentSystemPrompt, output: output,
-		messages: []llm.Message{llm.UserMessage(in.TaskPrompt)}, task: in.TaskPrompt, base: base,
-		model: model, maxTurns: maxTurns, workdir: caller.Workdir, subagentOn: true, summary: summary,
-		quiet: !e.Subagent.Persist}
-	return e.spawn(ctx, &r), nil
+	r := &run{RunSpec: RunSpec{Kind: KindSubagent, Label: in.Label, System: subagentSystemPrompt,
+		Messages: []llm.Message{llm.UserMessage(in.TaskPrompt)}, Task: in.TaskPrompt, Model: model, MaxTurns: maxTurns,
+		Workdir: caller.Workdir, SubagentOn: true, Summary: summary, Quiet: !e.Subagent.Persist}, base: base}
+	r.setOutput(output)
+	return e.spawn(ctx, r), nil
 }
 
 // renderSubagent turns an envelope into the reference's result.

@@ -166,7 +166,7 @@ func (t *queryTool) Allow(p *Policy) error {
 }
 
 func (t *queryTool) offered(s *Scope, r *run) bool {
-	return s.Depth == 0 && slices.Contains(r.queryTools, t.name())
+	return s.Depth == 0 && slices.Contains(r.QueryTools, t.name())
 }
 
 func (t *queryTool) tool(*Scope, *run) tool.Tool { return t }
@@ -237,13 +237,13 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 	if base != nil {
 		base = subqueryTools(base)
 	}
-	r := run{kind: KindSubquery, label: name, system: system, base: base, model: caller.Model,
-		messages: append(history, llm.UserMessage(query)), historyLen: len(history), task: query,
-		maxTurns: e.MaxTurns, workdir: caller.Workdir}
+	r := &run{RunSpec: RunSpec{Kind: KindSubquery, Label: name, System: system, Model: caller.Model,
+		Messages: append(history, llm.UserMessage(query)), HistoryLen: len(history), Task: query,
+		MaxTurns: e.MaxTurns, Workdir: caller.Workdir}, base: base}
 	if persistent {
-		r.sessionID = opts.SessionID
+		r.SessionID = opts.SessionID
 	}
-	env := e.spawn(ctx, &r)
+	env := e.spawn(ctx, r)
 	if env.OK() && persistent && !env.fromLedger {
 		if err := e.appendExchange(ctx, opts.SessionID, env.Exchange(query)); err != nil && e.Logger != nil {
 			e.Logger.Warn("session: recording exchange", "session", opts.SessionID, "err", err)

@@ -97,7 +97,7 @@ func (e *Engine) subagentLimit(s *Scope) int {
 
 func (e *Engine) policyFor(s *Scope) *Policy {
 	p := &Policy{Kind: s.Kind, Depth: s.Depth, Offered: s.offered, Doors: s.doors,
-		SubagentOn: s.subagentOn, SubagentMaxDepth: e.subagentLimit(s)}
+		SubagentOn: s.SubagentOn, SubagentMaxDepth: e.subagentLimit(s)}
 	if s.agent != nil && len(s.agent.SubAgents) > 0 {
 		p.CallAgentMaxDepth = s.maxDepth
 	}
