@@ -157,8 +157,15 @@ func (e *Engine) ask(ctx context.Context, s *Scope, req *approval.Request) appro
 			ans.By = approval.ByNobody
 		case ctx.Err() != nil:
 			ans.By = approval.ByCancel
-		default:
+		case errors.Is(actx.Err(), context.DeadlineExceeded):
 			ans.By = approval.ByTimeout
+		default:
+			// The person could not be asked (a client that failed to
+			// show the request): nobody answered.
+			ans.By = approval.ByNobody
+			if e.Logger != nil {
+				e.Logger.Warn("asking the person who runs the root failed; the request is refused", "tool", req.Tool, "err", err)
+			}
 		}
 	}
 	if ans.By != approval.ByPerson {

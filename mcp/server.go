@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deputyhq/deputy/agent"
+	"github.com/deputyhq/deputy/approval"
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/tool"
@@ -53,12 +54,13 @@ func NewServer(opts ServerOptions) (*sdk.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	calls := newRounds()
 	for _, a := range opts.Agents {
 		t := &sdk.Tool{Name: a.Name, Description: toolDescription(a), InputSchema: in}
 		if len(a.OutputSchema) > 0 {
 			t.OutputSchema = json.RawMessage(a.OutputSchema)
 		}
-		s.AddTool(t, agentHandler(opts, a))
+		s.AddTool(t, agentHandler(opts, a, calls))
 	}
 	return s, nil
 }
@@ -79,9 +81,24 @@ func toolDescription(a *config.Agent) string {
 	return d + "\n\nThe agent works on its own, may delegate to other agents, and answers with its final result only."
 }
 
-// agentHandler runs one call of an agent's tool.
-func agentHandler(opts ServerOptions, a *config.Agent) sdk.ToolHandler {
+// agentHandler runs one call of an agent's tool. The tree's approvals
+// and questions go to the client's user as elicitations when the client
+// supports them: asked by the server during the call on protocol versions
+// before 2026-07-28, returned as the call's input requests from then on
+// (rounds.go); without elicitation nobody is there, and what asks is
+// refused.
+func agentHandler(opts ServerOptions, a *config.Agent, calls *rounds) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		result := func(env *delegate.Envelope) *sdk.CallToolResult { return agentResult(a, env) }
+		if state := req.Params.RequestState; state != "" {
+			r := calls.find(state)
+			if r == nil {
+				return toolError("this call of %q has ended or is not known (requestState %q)", a.Name, state), nil
+			}
+			r.answer(req.Params.InputResponses)
+			r.prog.retarget(ctx, req.Session, req.Params.GetProgressToken())
+			return calls.wait(ctx, r, result)
+		}
 		var in agentInput
 		if raw := req.Params.Arguments; len(raw) > 0 {
 			if err := json.Unmarshal(raw, &in); err != nil {
@@ -92,22 +109,37 @@ func agentHandler(opts ServerOptions, a *config.Agent) sdk.ToolHandler {
 			return toolError("task must not be empty"), nil
 		}
 		p := &progress{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
-		e := opts.Engine(p.listen)
-		env := e.Run(ctx, delegate.RunRequest{Agent: a, Task: in.Task, Context: in.Context, Workdir: a.ResolveWorkdir(opts.Workdir)})
-		p.stop()
-		if !env.OK() {
-			msg := env.Error
-			if msg == "" {
-				msg = string(env.Status)
-			}
-			return toolError("agent %q %s: %s (run %s)", a.Name, env.Status, msg, env.RunID), nil
+		run := func(ctx context.Context, person approval.Asker) *delegate.Envelope {
+			e := opts.Engine(p.listen)
+			e.Person = person
+			env := e.Run(ctx, delegate.RunRequest{Agent: a, Task: in.Task, Context: in.Context, Workdir: a.ResolveWorkdir(opts.Workdir)})
+			p.stop()
+			return env
 		}
-		res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: env.Output}}}
-		if len(env.OutputJSON) > 0 {
-			res.StructuredContent = env.OutputJSON
+		switch {
+		case canElicit(req.Session) && multiRound(req.Session):
+			return calls.wait(ctx, calls.start(p, run), result)
+		case canElicit(req.Session):
+			return result(run(ctx, elicitPerson{session: req.Session})), nil
 		}
-		return res, nil
+		return result(run(ctx, nil)), nil
 	}
+}
+
+// agentResult is the tool result of an agent's finished tree.
+func agentResult(a *config.Agent, env *delegate.Envelope) *sdk.CallToolResult {
+	if !env.OK() {
+		msg := env.Error
+		if msg == "" {
+			msg = string(env.Status)
+		}
+		return toolError("agent %q %s: %s (run %s)", a.Name, env.Status, msg, env.RunID)
+	}
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: env.Output}}}
+	if len(env.OutputJSON) > 0 {
+		res.StructuredContent = env.OutputJSON
+	}
+	return res
 }
 
 func toolError(format string, args ...any) *sdk.CallToolResult {
@@ -115,7 +147,8 @@ func toolError(format string, args ...any) *sdk.CallToolResult {
 }
 
 // progress turns a tree's events into MCP progress notifications, when the
-// client gave a progress token.
+// client gave a progress token: the token of the call that carries the tree
+// on (retarget).
 type progress struct {
 	ctx     context.Context
 	session *sdk.ServerSession
@@ -127,9 +160,6 @@ type progress struct {
 }
 
 func (p *progress) listen(ev delegate.Event) {
-	if p.token == nil || p.session == nil {
-		return
-	}
 	msg := progressMessage(ev)
 	if msg == "" {
 		return
@@ -138,11 +168,19 @@ func (p *progress) listen(ev delegate.Event) {
 	// listeners from many goroutines.
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.stopped {
+	if p.stopped || p.token == nil || p.session == nil {
 		return
 	}
 	p.n++
 	_ = p.session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+}
+
+// retarget sends the notifications of a tree carried on by another call
+// (a multi round-trip retry) to that call's progress token.
+func (p *progress) retarget(ctx context.Context, ss *sdk.ServerSession, token any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ctx, p.session, p.token = ctx, ss, token
 }
 
 func (p *progress) stop() {
