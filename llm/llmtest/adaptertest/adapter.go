@@ -52,8 +52,8 @@ type Adapter struct {
 	// "openai-responses", "anthropic" or "gemini".
 	Protocol string
 	// FitParams, when set, turns the parameters a case sends into what
-	// Model accepts (gpt-5.6 takes a temperature only with reasoning
-	// effort "none"); the case then checks that those reach the server.
+	// Model accepts (gpt-5.6 takes only the default temperature, 1); the
+	// case then checks that those reach the server.
 	FitParams func(llm.Params) llm.Params
 	// Path returns the URL path of a call for model, plain or streamed.
 	Path func(model string, stream bool) string
