@@ -118,6 +118,10 @@ func setupScript(env *testscript.Env) error {
 //	fake messages SEL        print a request's messages, one "role: content" per line
 //	fake results SEL         print the tool results a request carried, one per line, raw
 //	fake wait RULE N         wait (at most 10s) until RULE has answered or received N requests
+//	fake stateback [-replays] MODEL
+//	                         every answer of MODEL's provider state (signatures, reasoning items) is in each
+//	                         later request that continues its tool calls (-replays: also a session's replay
+//	                         of it), byte for byte; prints how many were checked
 func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
 	st := ts.Value(fakeKey{}).(*fakeState)
 	if len(args) == 0 {
@@ -229,6 +233,8 @@ func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
 		if (got == want) == neg {
 			ts.Fatalf("fake count %s: got %d requests, want %s%d", args[1], got, map[bool]string{true: "not ", false: ""}[neg], want)
 		}
+	case "stateback":
+		cmdStateBack(ts, reqs, args[1:])
 	case "overlap":
 		if len(args) != 3 {
 			ts.Fatalf("usage: fake overlap RULE RULE")

@@ -108,14 +108,36 @@ func (s *Server) serveLLM(w *statusWriter, r *http.Request, wr wire, e *Request)
 	}
 	id := s.nextID()
 	if !c.stream {
-		s.respond(w, r, wr, c, a, id)
+		body := wr.response(c, a, id)
+		s.logAnswer(e, a, body)
+		s.respond(w, r, wr, a, body)
 		return
 	}
-	s.stream(w, r, wr, c, a, id)
+	events := wr.events(c, a, id)
+	if a.Fault == FaultNone {
+		var b bytes.Buffer
+		for _, ev := range events {
+			_ = writeEvent(&b, ev)
+		}
+		s.logAnswer(e, a, b.Bytes())
+	}
+	s.stream(w, r, wr, a, events)
+}
+
+// logAnswer keeps the body of an answer that is sent whole (no fault) in
+// its log entry, before it is sent: a client may act on it at once.
+func (s *Server) logAnswer(e *Request, a *Answer, body []byte) {
+	if a.Fault != FaultNone {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.Answer = body
+	s.logBytes += len(body)
 }
 
 // respond writes a whole (non-streamed) answer, or acts out a fault.
-func (s *Server) respond(w *statusWriter, r *http.Request, wr wire, c *call, a *Answer, id string) {
+func (s *Server) respond(w *statusWriter, r *http.Request, wr wire, a *Answer, body []byte) {
 	switch a.Fault {
 	case FaultStall:
 		// Block before any header, as a server that never answers.
@@ -132,13 +154,12 @@ func (s *Server) respond(w *statusWriter, r *http.Request, wr wire, c *call, a *
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(wr.response(c, a, id))
+	_, _ = w.Write(body)
 }
 
 // stream writes an answer as server-sent events, or acts out a fault after
 // the first event.
-func (s *Server) stream(w *statusWriter, r *http.Request, wr wire, c *call, a *Answer, id string) {
-	events := wr.events(c, a, id)
+func (s *Server) stream(w *statusWriter, r *http.Request, wr wire, a *Answer, events []sseEvent) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

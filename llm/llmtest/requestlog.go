@@ -44,12 +44,18 @@ type Request struct {
 	// Status is the HTTP status written; 0 when no response was written
 	// (a dropped connection, a stall or latency cut short).
 	Status int
+	// Answer is the body of the answer as sent, a stream's events as
+	// server-sent events; nil for an error or a scripted fault. Tests find
+	// in it what a later request must send back (signatures, reasoning
+	// items).
+	Answer []byte
 }
 
 func (r *Request) clone() Request {
 	c := *r
 	c.Header = r.Header.Clone()
 	c.Body = bytes.Clone(r.Body)
+	c.Answer = bytes.Clone(r.Answer)
 	c.Parsed = cloneRequest(r.Parsed)
 	return c
 }
@@ -91,7 +97,7 @@ func (s *Server) logBody(e *Request, body []byte) {
 	s.logBytes += len(body)
 	n := 0
 	for n < len(s.log)-1 && s.logBytes > s.maxLogBytes && s.log[n] != e {
-		s.logBytes -= len(s.log[n].Body)
+		s.logBytes -= len(s.log[n].Body) + len(s.log[n].Answer)
 		n++
 	}
 	if n > 0 {

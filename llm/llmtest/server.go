@@ -35,7 +35,7 @@ type ServerOptions struct {
 	// consulted for it, so rule counters see only accepted requests.
 	MaxConcurrent   int
 	LimitRetryAfter time.Duration
-	// MaxLogBytes bounds the request bodies the log keeps; 0 means
+	// MaxLogBytes bounds the request and answer bodies the log keeps; 0 means
 	// DefaultMaxLogBytes. Past it the oldest entries are dropped (the
 	// newest one always stays), so a fake left running serves on in
 	// bounded memory; /_requests says how many were dropped in its

@@ -570,3 +570,28 @@ func TestRequestLogIsBounded(t *testing.T) {
 		t.Errorf("X-Requests-Dropped = %q, want %q", got, want)
 	}
 }
+
+// The log keeps each answer's body as sent, a stream's as its events, and
+// none for a fault.
+func TestLogKeepsAnswers(t *testing.T) {
+	srv := StartServer(t, MustParseScript(`rules:
+  - {name: boom, match: {last: boom}, fault: server_error}
+  - {reply: {text: "hello there"}}`))
+	c := testClient(t)
+	postJSON(t, c, srv.URL()+"/v1/chat/completions", `{"model": "m", "messages": [{"role": "user", "content": "hi"}]}`)
+	postJSON(t, c, srv.URL()+"/v1/chat/completions", `{"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]}`)
+	postJSON(t, c, srv.URL()+"/v1/chat/completions", `{"model": "m", "messages": [{"role": "user", "content": "boom"}]}`)
+	log := srv.Requests()
+	if len(log) != 3 {
+		t.Fatalf("%d requests", len(log))
+	}
+	if a := string(log[0].Answer); !strings.HasPrefix(a, "{") || !strings.Contains(a, `"hello there"`) {
+		t.Errorf("whole answer logged as %q", a)
+	}
+	if a := string(log[1].Answer); !strings.HasPrefix(a, "data: ") || !strings.Contains(a, "data: [DONE]") {
+		t.Errorf("stream logged as %q", a)
+	}
+	if log[2].Answer != nil {
+		t.Errorf("a fault's answer logged: %q", log[2].Answer)
+	}
+}
