@@ -17,6 +17,7 @@ import (
 	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
+	"github.com/deputyhq/deputy/permission"
 	"github.com/deputyhq/deputy/workspace"
 )
 
@@ -215,12 +216,18 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 	kv("retry.max_elapsed", s.Retry.MaxElapsed, "")
 	kv("stream_idle_timeout", s.StreamIdleTimeout, noteIf(s.StreamIdleTimeout == 0, "never"))
 	kv("response_timeout", s.ResponseTimeout, noteIf(s.ResponseTimeout == 0, "never"))
+	kv("approval_timeout", s.ApprovalTimeout, "")
 	kv("fetch.allow_hosts", s.Fetch.AllowHosts, "")
 	kv("terminal.env", s.Terminal.Env, "")
 	kv("terminal.network", s.Terminal.Network, "")
 	kv("terminal.read_paths", s.Terminal.ReadPaths, "")
 	kv("terminal.write_paths", s.Terminal.WritePaths, "")
 	kv("terminal.sandbox", s.Terminal.Sandbox, "")
+	rules := s.Permissions.Rules
+	kv("permissions.allow", ruleTexts(rules.Allow), "")
+	kv("permissions.ask", ruleTexts(rules.Ask), "")
+	kv("permissions.deny", ruleTexts(rules.Deny), "")
+	kv("permissions.mode", fmt.Sprintf("%q", rules.Mode), noteIf(rules.Mode == "", "none: what no rule matches runs"))
 	kv("limits.stdin_max_bytes", s.Limits.StdinMaxBytes, "")
 	kv("limits.tool_output_max_bytes", s.Limits.ToolOutputMaxBytes, "")
 	kv("limits.read_file_max_bytes", s.Limits.ReadFileMaxBytes, "")
@@ -257,4 +264,13 @@ func overlaid(asOf string, n int) string {
 		return "the embedded table of " + asOf + ", with 1 entry laid over it"
 	}
 	return fmt.Sprintf("the embedded table of %s, with %d entries laid over it", asOf, n)
+}
+
+// ruleTexts are permission rules as written in deputy's syntax.
+func ruleTexts(rules []permission.Rule) []string {
+	out := []string{}
+	for _, r := range rules {
+		out = append(out, r.String())
+	}
+	return out
 }
