@@ -43,11 +43,13 @@ func (e *Engine) serverTools(s *Scope, reg *tool.Registry) *tool.Registry {
 		sb, ok := t.(tool.ServerBacked)
 		switch {
 		case !ok:
-		case slices.Contains(kinds, sb.ServerTool().Kind):
+		case llm.ServerToolFits(kinds, sb.ServerTool()):
 			t = providerRun{ServerBacked: sb}
 		case sb.Runnable() && (mode == config.SearchAuto || mode == config.SearchAPI):
 		default:
-			e.warnNoServerTool(s, sb, mode)
+			// The provider's own may be there, unable to keep to the
+			// agent's hosts, which only narrow.
+			e.warnNoServerTool(s, sb, mode, slices.Contains(kinds, sb.ServerTool().Kind))
 			continue
 		}
 		_ = out.Add(t) // the names were unique in reg
@@ -56,8 +58,9 @@ func (e *Engine) serverTools(s *Scope, reg *tool.Registry) *tool.Registry {
 }
 
 // warnNoServerTool says, once a tree for each agent and tool, why a tool
-// its file names is left out.
-func (e *Engine) warnNoServerTool(s *Scope, t tool.ServerBacked, mode string) {
+// its file names is left out; unfit says the provider has a tool of its
+// kind that cannot keep to the agent's allowed hosts.
+func (e *Engine) warnNoServerTool(s *Scope, t tool.ServerBacked, mode string, unfit bool) {
 	name := tool.Name(t)
 	if s.tree == nil {
 		return
@@ -66,12 +69,16 @@ func (e *Engine) warnNoServerTool(s *Scope, t tool.ServerBacked, mode string) {
 		return
 	}
 	why := "its provider has no search of its own for this model and config.yaml sets no search API (search.api: brave or searxng)"
-	switch mode {
-	case config.SearchOff:
+	switch {
+	case mode == config.SearchOff:
 		why = "search.mode is off in config.yaml"
-	case config.SearchNative:
+	case unfit && mode == config.SearchNative:
+		why = "search.mode is native and its provider's own search cannot keep to the agent's allowed_hosts"
+	case unfit:
+		why = "its provider's own search cannot keep to the agent's allowed_hosts and config.yaml sets no search API (search.api: brave or searxng)"
+	case mode == config.SearchNative:
 		why = "search.mode is native and its provider has no search of its own for this model"
-	case config.SearchAPI:
+	case mode == config.SearchAPI:
 		why = "search.mode is api and no search API is configured"
 	}
 	msg := name + " is left out: " + why

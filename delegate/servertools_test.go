@@ -17,10 +17,13 @@ import (
 type searchingProvider struct{ *timedProvider }
 
 func (searchingProvider) ServerTools(model string) []string {
-	if model == "no-search" {
+	switch model {
+	case "no-search":
 		return nil
+	case "no-domains": // as Gemini's, which has no allowed domains
+		return []string{llm.ServerWebSearch}
 	}
-	return []string{llm.ServerWebSearch}
+	return []string{llm.ServerWebSearch, llm.ServerWebSearch + llm.ServerDomains}
 }
 
 // web_search is the provider's own search where the run's provider has
@@ -33,17 +36,23 @@ rules:
 `
 	for _, tc := range []struct {
 		name, mode, model string
-		api               bool
+		api, anyHost      bool
 		want              string // "native", "api" or "" (left out)
 		warning           string
 	}{
-		{"auto, provider search", "", "script/test", false, "native", ""},
-		{"auto, provider search and an API", "auto", "script/test", true, "native", ""},
-		{"auto, no provider search, an API", "auto", "script/no-search", true, "api", ""},
-		{"auto, neither", "", "script/no-search", false, "", "its provider has no search of its own for this model and config.yaml sets no search API"},
-		{"native, no provider search", "native", "script/no-search", true, "", "search.mode is native"},
-		{"api", "api", "script/test", true, "api", ""},
-		{"off", "off", "script/test", true, "", "search.mode is off"},
+		{"auto, provider search", "", "script/test", false, false, "native", ""},
+		{"auto, provider search and an API", "auto", "script/test", true, false, "native", ""},
+		{"auto, no provider search, an API", "auto", "script/no-search", true, false, "api", ""},
+		{"auto, neither", "", "script/no-search", false, false, "", "its provider has no search of its own for this model and config.yaml sets no search API"},
+		{"native, no provider search", "native", "script/no-search", true, false, "", "search.mode is native"},
+		{"api", "api", "script/test", true, false, "api", ""},
+		{"off", "off", "script/test", true, false, "", "search.mode is off"},
+		// A provider whose search cannot keep to the agent's hosts is
+		// not given it: they only narrow.
+		{"auto, provider search without domains, an API", "", "script/no-domains", true, false, "api", ""},
+		{"auto, provider search without domains", "", "script/no-domains", false, false, "", "its provider's own search cannot keep to the agent's allowed_hosts and config.yaml sets no search API"},
+		{"native, provider search without domains", "native", "script/no-domains", true, false, "", "search.mode is native and its provider's own search cannot keep to the agent's allowed_hosts"},
+		{"auto, provider search without domains, any host", "", "script/no-domains", false, true, "native", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, script)
@@ -61,7 +70,9 @@ rules:
 			a := agentDef("researcher", "RESEARCH")
 			a.Model = tc.model
 			a.Tools = []string{"read_file", "web_search"}
-			a.AllowedHosts = []string{"go.dev"}
+			if !tc.anyHost {
+				a.AllowedHosts = []string{"go.dev"}
+			}
 			if env := h.run(a, "look it up"); !env.OK() {
 				t.Fatalf("run: %s", env.Error)
 			}
@@ -83,7 +94,7 @@ rules:
 			case spec == nil:
 				t.Fatalf("web_search not offered: %v", toolNames(req))
 			case tc.want == "native":
-				if spec.Server == nil || spec.Server.Kind != llm.ServerWebSearch || len(spec.Server.AllowedDomains) != 1 || spec.Server.AllowedDomains[0] != "go.dev" {
+				if spec.Server == nil || spec.Server.Kind != llm.ServerWebSearch || !tc.anyHost && (len(spec.Server.AllowedDomains) != 1 || spec.Server.AllowedDomains[0] != "go.dev") {
 					t.Fatalf("not the provider's search: %+v", spec.Server)
 				}
 			case tc.want == "api":

@@ -8,6 +8,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"slices"
 )
 
 // Role says who wrote a message.
@@ -134,6 +135,22 @@ type ServerTool struct {
 // ServerWebSearch is the provider's own web search: Anthropic's web search
 // tool, the Responses API's web_search, Gemini's Google Search grounding.
 const ServerWebSearch = "web_search"
+
+// ServerDomains, after a kind (ServerWebSearch + ServerDomains), is listed
+// by a provider whose tool of that kind keeps to AllowedDomains. A tool
+// whose spec sets them is given only to such a provider: one that cannot
+// keep to them would widen what the agent may reach.
+const ServerDomains = ".allowed_domains"
+
+// ServerToolFits reports whether kinds, what a provider's ServerTools
+// lists for a model, offer st: its kind, and when st keeps to allowed
+// domains, its kind with ServerDomains.
+func ServerToolFits(kinds []string, st ServerTool) bool {
+	if !slices.Contains(kinds, st.Kind) {
+		return false
+	}
+	return len(st.AllowedDomains) == 0 || slices.Contains(kinds, st.Kind+ServerDomains)
+}
 
 // ServerTools is implemented by a Provider that can run server-side tools:
 // it returns the kinds it offers for model (the provider's model name).

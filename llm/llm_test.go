@@ -253,3 +253,37 @@ func TestRetryAfterHeader(t *testing.T) {
 		t.Errorf("retry-after-ms wins: %v", got)
 	}
 }
+
+// A provider's search is offered for a spec only when it lists the kind,
+// and, for a spec kept to allowed domains, that it keeps to them.
+func TestServerToolFits(t *testing.T) {
+	both := []string{llm.ServerWebSearch, llm.ServerWebSearch + llm.ServerDomains}
+	for _, tt := range []struct {
+		kinds []string
+		st    llm.ServerTool
+		want  bool
+	}{
+		{both, llm.ServerTool{Kind: llm.ServerWebSearch, AllowedDomains: []string{"go.dev"}}, true},
+		{[]string{llm.ServerWebSearch}, llm.ServerTool{Kind: llm.ServerWebSearch}, true},
+		{[]string{llm.ServerWebSearch}, llm.ServerTool{Kind: llm.ServerWebSearch, AllowedDomains: []string{"go.dev"}}, false},
+		{nil, llm.ServerTool{Kind: llm.ServerWebSearch}, false},
+		{both, llm.ServerTool{Kind: "code_execution"}, false},
+	} {
+		if got := llm.ServerToolFits(tt.kinds, tt.st); got != tt.want {
+			t.Errorf("llm.ServerToolFits(%v, %+v) = %v", tt.kinds, tt.st, got)
+		}
+	}
+}
+
+func TestSources(t *testing.T) {
+	var s llm.Sources
+	if s.String() != "" || (*llm.Sources)(nil).String() != "" {
+		t.Fatal("an empty list is not empty")
+	}
+	if a, b, a2 := s.Cite("https://a.org/", " A "), s.Cite("https://b.org/", ""), s.Cite("https://a.org/", "other"); a != 1 || b != 2 || a2 != 1 {
+		t.Fatalf("numbers %d %d %d", a, b, a2)
+	}
+	if got, want := s.String(), "\n\nSources:\n[1] A - https://a.org/\n[2] https://b.org/"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

@@ -2,8 +2,9 @@ package anthropic
 
 import (
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/deputyhq/deputy/llm"
 )
 
 // Citations. An answer built on web search results comes as several text
@@ -29,7 +30,7 @@ type textPart struct {
 }
 
 // sources numbers the pages an answer cites.
-type sources struct{ urls, titles []string }
+type sources struct{ llm.Sources }
 
 // marks is what follows a text that cites cites: the numbers of its web
 // sources, each once, "" when it cites none.
@@ -40,35 +41,20 @@ func (s *sources) marks(cites []citation) string {
 		if c.Type != "web_search_result_location" || c.URL == "" {
 			continue
 		}
-		n := slices.Index(s.urls, c.URL)
-		if n < 0 {
-			n = len(s.urls)
-			s.urls, s.titles = append(s.urls, c.URL), append(s.titles, strings.TrimSpace(c.Title))
-		}
-		if !slices.Contains(done, n) {
+		if n := s.Cite(c.URL, c.Title); !slices.Contains(done, n) {
 			done = append(done, n)
-			b.WriteString("[" + strconv.Itoa(n+1) + "]")
+			b.WriteString(llm.Mark(n))
 		}
 	}
 	return b.String()
 }
 
-// String is the list of the sources cited, to end the answer with; ""
-// when none was.
+// String is the list of the sources cited; "" when none was, or s is nil.
 func (s *sources) String() string {
-	if s == nil || len(s.urls) == 0 {
+	if s == nil {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("\n\nSources:")
-	for i, u := range s.urls {
-		b.WriteString("\n[" + strconv.Itoa(i+1) + "] ")
-		if s.titles[i] != "" {
-			b.WriteString(s.titles[i] + " - ")
-		}
-		b.WriteString(u)
-	}
-	return b.String()
+	return s.Sources.String()
 }
 
 // answerText is the text of an answer's text blocks: joined as they are,

@@ -77,12 +77,13 @@ func webSearchVersion(model string) string {
 }
 
 // ServerTools implements llm.ServerTools: the models that have Anthropic's
-// web search tool run deputy's web_search themselves.
+// web search tool run deputy's web_search themselves, kept to allowed
+// domains.
 func (p *Provider) ServerTools(model string) []string {
 	if webSearchVersion(model) == "" {
 		return nil
 	}
-	return []string{llm.ServerWebSearch}
+	return []string{llm.ServerWebSearch, llm.ServerWebSearch + llm.ServerDomains}
 }
 
 var _ llm.ServerTools = (*Provider)(nil)

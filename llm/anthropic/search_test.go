@@ -52,7 +52,9 @@ func TestServerToolsModels(t *testing.T) {
 			t.Errorf("ServerTools(%s) lists web search: %v, want %v", model, got, want)
 		}
 	}
-	if got := llm.ServerToolsOf(llm.WithRetry(p, llm.RetryPolicy{}), "claude-sonnet-5-5"); !slices.Equal(got, []string{llm.ServerWebSearch}) {
+	// Through the retry wrapper too, kept to allowed domains.
+	got := llm.ServerToolsOf(llm.WithRetry(p, llm.RetryPolicy{}), "claude-sonnet-5-5")
+	if !llm.ServerToolFits(got, llm.ServerTool{Kind: llm.ServerWebSearch, AllowedDomains: []string{"go.dev"}}) {
 		t.Errorf("through the retry wrapper: %v", got)
 	}
 }

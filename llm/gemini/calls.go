@@ -24,12 +24,16 @@ import (
 // and Temporal carries, and sends them back from there.
 
 // stateData is the parts of an answer as they came, for Message.State:
-// nil when the answer needs nothing back (no part has a signature or is a
-// thought, and every call came with its ID).
-func stateData(parts []*genai.Part) json.RawMessage {
-	needed := false
+// nil when the answer needs nothing back (no part has a signature, is a
+// thought or a server-side tool's, and every call came with its ID). A
+// grounded answer's state is an object, its parts and its grounding
+// metadata (whose sources end the message's Content); any other is the
+// array of parts.
+func stateData(parts []*genai.Part, grounding *genai.GroundingMetadata) json.RawMessage {
+	needed := grounding != nil && len(parts) > 0
 	for _, p := range parts {
-		if len(p.ThoughtSignature) > 0 || p.Thought || (p.FunctionCall != nil && p.FunctionCall.ID == "") {
+		if len(p.ThoughtSignature) > 0 || p.Thought || (p.FunctionCall != nil && p.FunctionCall.ID == "") ||
+			p.ToolCall != nil || p.ToolResponse != nil {
 			needed = true
 			break
 		}
@@ -37,23 +41,48 @@ func stateData(parts []*genai.Part) json.RawMessage {
 	if !needed {
 		return nil
 	}
-	data, err := json.Marshal(parts)
+	var v any = parts
+	if grounding != nil {
+		v = groundedState{Parts: parts, Grounding: grounding}
+	}
+	data, err := json.Marshal(v)
 	if err != nil {
 		return nil // genai's own types; cannot happen
 	}
 	return data
 }
 
+// groundedState is the state of a grounded answer.
+type groundedState struct {
+	Parts     []*genai.Part            `json:"parts"`
+	Grounding *genai.GroundingMetadata `json:"grounding"`
+}
+
+// readState reads a state's parts and grounding, in either form.
+func readState(data json.RawMessage) ([]*genai.Part, *genai.GroundingMetadata, bool) {
+	var parts []*genai.Part
+	if err := json.Unmarshal(data, &parts); err == nil {
+		return parts, nil, true
+	}
+	var g groundedState
+	if err := json.Unmarshal(data, &g); err != nil || g.Parts == nil {
+		return nil, nil, false
+	}
+	return g.Parts, g.Grounding, true
+}
+
 // stateParts returns the parts m came with, from its state, when they
-// still say what m says (its text and its calls, in order) and were made
-// by model: a signature is its model's. ok is false otherwise, and m is
-// rebuilt from its text and calls.
+// still say what m says (its text, with the sources of its grounding,
+// and its calls, in order) and were made by model: a signature is its
+// model's. ok is false otherwise, and m is rebuilt from its text and
+// calls.
 func stateParts(model string, m llm.Message) (parts []*genai.Part, ok bool) {
 	st := m.StateOf(llm.StateGemini)
 	if st == nil || (st.Model != "" && st.Model != model) {
 		return nil, false
 	}
-	if err := json.Unmarshal(st.Data, &parts); err != nil {
+	parts, grounding, ok := readState(st.Data)
+	if !ok {
 		return nil, false
 	}
 	var text strings.Builder
@@ -71,7 +100,7 @@ func stateParts(model string, m llm.Message) (parts []*genai.Part, ok bool) {
 			text.WriteString(p.Text)
 		}
 	}
-	if calls != len(m.ToolCalls) || text.String() != m.Content {
+	if calls != len(m.ToolCalls) || groundedText(text.String(), grounding) != m.Content {
 		return nil, false
 	}
 	return parts, true

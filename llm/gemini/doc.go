@@ -49,6 +49,14 @@
 // compatibility layer maps reasoning_effort to), within the model's range.
 // Usage.ReasoningTokens is thoughtsTokenCount.
 //
+// Web search (search.go): on Gemini 3 and later a spec with Server is
+// Grounding with Google Search, beside the function declarations, with
+// toolConfig.includeServerSideToolInvocations; the search's toolCall and
+// toolResponse parts and the grounding metadata are kept in State, the
+// pages the grounding cites end the answer's text, and the queries run are
+// Usage.WebSearches. ServerTools lists no allowed domains: Gemini's search
+// has none.
+//
 // Finish reasons map as STOP → stop (tool_calls when the answer has function
 // calls), MAX_TOKENS → length, the safety family (SAFETY, RECITATION,
 // BLOCKLIST, PROHIBITED_CONTENT, SPII, and a blocked prompt) →

@@ -136,5 +136,9 @@ func (p *Provider) stream(ctx context.Context, model string, contents []*genai.C
 		early := &llm.Error{Kind: llm.KindConnection, Message: "stream ended without a finish reason"}
 		return nil, p.classify(ctx, early, st, stalled)
 	}
+	if list := groundingSources(a.grounding); list != "" && a.text.Len() > 0 {
+		// The pages the answer cites end its text, as in Content.
+		onEvent(llm.StreamEvent{Kind: llm.EventTextDelta, Text: list})
+	}
 	return a.response(), nil
 }

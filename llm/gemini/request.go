@@ -43,15 +43,25 @@ func (p *Provider) buildRequest(req *llm.Request) ([]*genai.Content, *genai.Gene
 		cfg.ResponseJsonSchema = json.RawMessage(o.Schema)
 	}
 	if len(req.Tools) > 0 {
-		decls := make([]*genai.FunctionDeclaration, 0, len(req.Tools))
+		tool := &genai.Tool{}
 		for _, t := range req.Tools {
+			if t.Server != nil {
+				if err := searchTool(t, req.Model); err != nil {
+					return nil, nil, err
+				}
+				// With functions, the search comes back as parts the
+				// next request sends back (search.go).
+				tool.GoogleSearch = &genai.GoogleSearch{}
+				cfg.ToolConfig = &genai.ToolConfig{IncludeServerSideToolInvocations: genai.Ptr(true)}
+				continue
+			}
 			d, err := declaration(t)
 			if err != nil {
 				return nil, nil, err
 			}
-			decls = append(decls, d)
+			tool.FunctionDeclarations = append(tool.FunctionDeclarations, d)
 		}
-		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+		cfg.Tools = []*genai.Tool{tool}
 	}
 	cfg.ThinkingConfig = thinkingConfig(req.Model, req.Params.Effort)
 	contents, err := p.buildContents(req.Model, req.Messages)

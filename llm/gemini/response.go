@@ -20,8 +20,10 @@ type assembler struct {
 	parts   []*genai.Part
 	finish  genai.FinishReason
 	blocked bool // the prompt itself was blocked
-	usage   *genai.GenerateContentResponseUsageMetadata
-	model   string
+	// grounding is what Google Search found for the answer (search.go).
+	grounding *genai.GroundingMetadata
+	usage     *genai.GenerateContentResponseUsageMetadata
+	model     string
 	// asked is the model the request named: a state is its model's.
 	asked string
 }
@@ -47,6 +49,9 @@ func (a *assembler) add(p *Provider, r *genai.GenerateContentResponse, onEvent l
 	c := r.Candidates[0]
 	if c.FinishReason != "" && c.FinishReason != genai.FinishReasonUnspecified {
 		a.finish = c.FinishReason
+	}
+	if c.GroundingMetadata != nil {
+		a.grounding = c.GroundingMetadata // a stream's last chunk carries it whole
 	}
 	if c.Content == nil {
 		return
@@ -127,14 +132,14 @@ func (a *assembler) response() *llm.Response {
 	resp := &llm.Response{
 		Message: llm.Message{
 			Role:      llm.RoleAssistant,
-			Content:   a.text.String(),
+			Content:   groundedText(a.text.String(), a.grounding),
 			ToolCalls: a.calls,
 			Reasoning: a.reasoning.String(),
 		},
 		FinishReason: a.finishReason(),
 		Model:        a.model,
 	}
-	if data := stateData(a.parts); data != nil {
+	if data := stateData(a.parts, a.grounding); data != nil {
 		resp.Message.State = &llm.State{Format: llm.StateGemini, Model: a.asked, Data: data}
 	}
 	if u := a.usage; u != nil {
@@ -147,6 +152,7 @@ func (a *assembler) response() *llm.Response {
 			ReasoningTokens: int64(u.ThoughtsTokenCount),
 		}
 	}
+	resp.Usage.WebSearches = searches(a.grounding)
 	return resp
 }
 

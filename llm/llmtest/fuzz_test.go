@@ -230,6 +230,13 @@ var geminiSeeds = []struct{ target, body string }{
 	  {"role": "model", "parts": [{"text": "plan", "thought": true}, {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "bGxtdGVzdC1zaWduYXR1cmU6Y2FsbDpmOnIx"}, {"functionCall": {"name": "g"}}]},
 	  {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"output": "r"}}}]},
 	  {"role": "model", "parts": [{"functionCall": {"name": "f"}, "thoughtSignature": "skip_thought_signature_validator"}]}]}`},
+	{"gemini-3-pro:generateContent", `{"tools": [{"googleSearch": {}, "functionDeclarations": [{"name": "f"}]}, {"google_search": {}}],
+	  "toolConfig": {"includeServerSideToolInvocations": true},
+	  "contents": [{"role": "user", "parts": [{"text": "u"}]},
+	  {"role": "model", "parts": [{"toolCall": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": ["q"]}}},
+	   {"toolResponse": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "response": {}}}, {"toolResponse": {"id": "s2"}},
+	   {"functionCall": {"name": "f"}, "thoughtSignature": "bGxtdGVzdC1zaWduYXR1cmU6Y2FsbDpmOnIxOnNlcnZlcnM9eA=="}]},
+	  {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"output": "r"}}}]}]}`},
 	{"g:countTokens", `{}`},
 	{"nocolon", `{"contents": [{"parts": [{"functionResponse": {"response": {"error": "e"}}}]}]}`},
 }

@@ -27,7 +27,12 @@ type gmRequest struct {
 			Parameters           json.RawMessage `json:"parameters"`
 			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
 		} `json:"functionDeclarations"`
+		GoogleSearch      json.RawMessage `json:"googleSearch"`
+		GoogleSearchSnake json.RawMessage `json:"google_search"`
 	} `json:"tools"`
+	ToolConfig *struct {
+		IncludeServerSideToolInvocations bool `json:"includeServerSideToolInvocations"`
+	} `json:"toolConfig"`
 	GenerationConfig *struct {
 		Temperature        *float64        `json:"temperature"`
 		MaxOutputTokens    *int            `json:"maxOutputTokens"`
@@ -62,6 +67,14 @@ type gmPart struct {
 		Name     string          `json:"name"`
 		Response json.RawMessage `json:"response"`
 	} `json:"functionResponse"`
+	// A server-side tool's call and response (gemini_search.go).
+	ToolCall     *gmServerPart `json:"toolCall"`
+	ToolResponse *gmServerPart `json:"toolResponse"`
+}
+
+type gmServerPart struct {
+	ID       string `json:"id"`
+	ToolType string `json:"toolType"`
 }
 
 func (geminiWire) parse(r *http.Request, body []byte) (*call, error) {
@@ -108,6 +121,7 @@ func parseGemini(model string, stream bool, body []byte) (*call, error) {
 		req.System = strings.Join(texts, "\n")
 	}
 	contents := make([][]gmPart, len(in.Contents))
+	var serversLost *httpError
 	for i, ct := range in.Contents {
 		parts, err := gmParts(ct.Parts)
 		if err != nil {
@@ -121,6 +135,11 @@ func parseGemini(model string, stream bool, body []byte) (*call, error) {
 				return nil, newHTTPError(errBadRequest, "contents[%d]: %v", i, err)
 			}
 			req.Messages = append(req.Messages, msg)
+			if lost, err := gmCheckServers(ct.Parts, parts); err != nil {
+				return nil, newHTTPError(errBadRequest, "contents[%d]: %v", i, err)
+			} else if lost != nil && serversLost == nil {
+				serversLost = newHTTPError(errBadRequest, "contents[%d]: %v", i, lost)
+			}
 		case "user", "", "function", "tool":
 			var text strings.Builder
 			hasText, hasResult := false, false
@@ -147,6 +166,10 @@ func parseGemini(model string, stream bool, body []byte) (*call, error) {
 	if signsThoughts(model) {
 		c.strict = missingSignature(in.Contents, contents)
 	}
+	if c.strict == nil {
+		c.strict = serversLost
+	}
+	functions := false
 	for _, t := range in.Tools {
 		for _, fd := range t.FunctionDeclarations {
 			params := fd.ParametersJSONSchema
@@ -154,6 +177,19 @@ func parseGemini(model string, stream bool, body []byte) (*call, error) {
 				params = fd.Parameters
 			}
 			req.Tools = append(req.Tools, llm.ToolSpec{Name: fd.Name, Description: fd.Description, Parameters: compactJSON(params)})
+			functions = true
+		}
+		if len(t.GoogleSearch) > 0 || len(t.GoogleSearchSnake) > 0 {
+			req.Tools = append(req.Tools, llm.ToolSpec{Name: "google_search", Server: &llm.ServerTool{Kind: llm.ServerWebSearch}})
+		}
+	}
+	c.invocations = in.ToolConfig != nil && in.ToolConfig.IncludeServerSideToolInvocations
+	if gmOffersSearch(req) && functions && c.strict == nil {
+		switch {
+		case !signsThoughts(model):
+			c.strict = newHTTPError(errBadRequest, "Tool use with function calling is unsupported")
+		case !c.invocations:
+			c.strict = newHTTPError(errBadRequest, "Built-in tools combined with function calling need toolConfig.includeServerSideToolInvocations set to true")
 		}
 	}
 	if gc := in.GenerationConfig; gc != nil {
@@ -197,6 +233,10 @@ func gmModelMessage(parts []gmPart, raw []json.RawMessage) (llm.Message, error) 
 	msg := llm.Message{Role: llm.RoleAssistant}
 	stateful := false
 	for k, p := range parts {
+		if p.ToolCall != nil || p.ToolResponse != nil {
+			stateful = true
+			continue
+		}
 		if p.ThoughtSignature != "" {
 			if !signatureFits(p.ThoughtSignature, p) {
 				return msg, fmt.Errorf("parts[%d]: Corrupted thought signature.", k)
@@ -298,6 +338,8 @@ func (geminiWire) response(c *call, a *Answer, id string) []byte {
 	if c.thoughts && a.Reasoning != "" {
 		parts = append(parts, map[string]any{"text": a.Reasoning, "thought": true})
 	}
+	servers := c.searchParts(a, id)
+	parts = append(parts, servers...)
 	if a.Text != "" || len(a.ToolCalls) == 0 {
 		parts = append(parts, map[string]any{"text": a.Text})
 	}
@@ -309,9 +351,27 @@ func (geminiWire) response(c *call, a *Answer, id string) []byte {
 		if len(calls) > 0 {
 			signed = calls[0]
 		}
-		sign(signed.(map[string]any), id)
+		sign(signed.(map[string]any), id, gmServersOfAnswer(servers))
 	}
-	return mustJSON(finishChunk(geminiChunk(c.req.Model, id, parts), a))
+	return mustJSON(c.grounded(finishChunk(geminiChunk(c.req.Model, id, parts), a), a))
+}
+
+// searchParts are the server-side parts of the answer's searches: when
+// the request asked for them (includeServerSideToolInvocations).
+func (c *call) searchParts(a *Answer, id string) []any {
+	if !c.invocations {
+		return nil
+	}
+	return gmSearchParts(a.Searches, id)
+}
+
+// grounded adds the answer's grounding metadata to the chunk that ends
+// it, when the answer searched.
+func (c *call) grounded(chunk map[string]any, a *Answer) map[string]any {
+	if len(a.Searches) > 0 {
+		chunk["candidates"].([]any)[0].(map[string]any)["groundingMetadata"] = gmGrounding(a.Searches, a.Text)
+	}
+	return chunk
 }
 
 // events streams the answer as Gemini does: whole GenerateContentResponse
@@ -326,6 +386,10 @@ func (geminiWire) events(c *call, a *Answer, id string) []sseEvent {
 			chunks = append(chunks, geminiChunk(c.req.Model, id, []any{map[string]any{"text": piece, "thought": true}}))
 		}
 	}
+	servers := c.searchParts(a, id)
+	if len(servers) > 0 {
+		chunks = append(chunks, geminiChunk(c.req.Model, id, servers))
+	}
 	for _, piece := range splitText(a.Text, 3) {
 		chunks = append(chunks, geminiChunk(c.req.Model, id, []any{map[string]any{"text": piece}}))
 	}
@@ -336,11 +400,11 @@ func (geminiWire) events(c *call, a *Answer, id string) []sseEvent {
 			parts = []any{map[string]any{"text": ""}}
 		}
 		if signs {
-			sign(parts[0].(map[string]any), id)
+			sign(parts[0].(map[string]any), id, gmServersOfAnswer(servers))
 		}
 		chunks = append(chunks, geminiChunk(c.req.Model, id, parts))
 	}
-	finishChunk(chunks[len(chunks)-1], a)
+	c.grounded(finishChunk(chunks[len(chunks)-1], a), a)
 	evs := make([]sseEvent, len(chunks))
 	for i, ch := range chunks {
 		evs[i] = sseEvent{data: mustJSON(ch)}

@@ -49,13 +49,33 @@ func signsThoughts(model string) bool {
 
 const signaturePrefix = "llmtest-signature:"
 
-// sign puts the fake's signature on part, a map of the wire's JSON.
-func sign(part map[string]any, responseID string) {
+// sign puts the fake's signature on part, a map of the wire's JSON;
+// servers, when not "", is the digest of the answer's server-side tool
+// parts (gemini_search.go), which the signature binds.
+func sign(part map[string]any, responseID, servers string) {
 	kind, name := "text", ""
 	if fc, ok := part["functionCall"].(map[string]any); ok {
 		kind, name = "call", fmt.Sprint(fc["name"])
 	}
-	part["thoughtSignature"] = base64.StdEncoding.EncodeToString([]byte(signaturePrefix + kind + ":" + name + ":" + responseID))
+	sig := signaturePrefix + kind + ":" + name + ":" + responseID
+	if servers != "" {
+		sig += ":servers=" + servers
+	}
+	part["thoughtSignature"] = base64.StdEncoding.EncodeToString([]byte(sig))
+}
+
+// signedServers is the digest of server parts a signature of the fake's
+// binds, and whether it binds any.
+func signedServers(sig string) (string, bool) {
+	b, ok := decodeSignature(sig)
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(string(b), ":servers=")
+	if !strings.HasPrefix(string(b), signaturePrefix) || i < 0 {
+		return "", false
+	}
+	return string(b[i+len(":servers="):]), true
 }
 
 // skipValidator is the documented bypass, as bytes.

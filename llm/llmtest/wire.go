@@ -36,8 +36,10 @@ type call struct {
 	// includeUsage is OpenAI's stream_options.include_usage.
 	includeUsage bool
 	// thoughts is Gemini's thinkingConfig.includeThoughts: the answer
-	// carries its reasoning as thought parts.
-	thoughts bool
+	// carries its reasoning as thought parts; invocations its
+	// toolConfig.includeServerSideToolInvocations: the answer carries its
+	// searches as toolCall and toolResponse parts.
+	thoughts, invocations bool
 	// cacheHit is what OpenAI's automatic prompt cache had of the prompt,
 	// in tokens (openai_cache.go).
 	cacheHit int64
