@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/deputyhq/deputy/permission"
 )
 
 func TestAgentPermissions(t *testing.T) {
@@ -25,7 +23,7 @@ mode = "acceptEdits"
 		t.Fatalf("diagnostics: %v", diags)
 	}
 	want := []string{"allow terminal(git:*)", "ask terminal(git push:*)", "ask fetch", "deny write_file(/etc/**)", "mode acceptEdits"}
-	if d := cmp.Diff(want, ruleTexts(a.Permissions)); d != "" {
+	if d := cmp.Diff(want, a.Permissions.Lines()); d != "" {
 		t.Errorf("rules (-want +got):\n%s", d)
 	}
 	if a.Permissions.Deny[0].Source != "a.toml" {
@@ -41,8 +39,8 @@ mode = "acceptEdits"
 	}
 	// Front matter takes the same table.
 	a, diags = ParseAgentMarkdown([]byte("---\nname: m\ndescription: d\npermissions:\n  ask: [fetch]\n  mode: dontAsk\n---\nGo.\n"), "m.md")
-	if len(diags) != 0 || !cmp.Equal(ruleTexts(a.Permissions), []string{"ask fetch", "mode dontAsk"}) {
-		t.Errorf("front matter: %v, %v", ruleTexts(a.Permissions), diags)
+	if len(diags) != 0 || !cmp.Equal(a.Permissions.Lines(), []string{"ask fetch", "mode dontAsk"}) {
+		t.Errorf("front matter: %v, %v", a.Permissions.Lines(), diags)
 	}
 }
 
@@ -57,7 +55,7 @@ func TestSettingsPermissions(t *testing.T) {
 	}
 	// The rules of every file add up; the last mode wins.
 	want := []string{"allow terminal(git:*)", "deny terminal(rm:*)", "deny terminal(git push:*)", "mode acceptEdits"}
-	if d := cmp.Diff(want, ruleTexts(s.Permissions.Rules)); d != "" {
+	if d := cmp.Diff(want, s.Permissions.Rules.Lines()); d != "" {
 		t.Errorf("rules (-want +got):\n%s", d)
 	}
 	if s.ApprovalTimeout != 2*time.Second || s.Permissions.Rules.Deny[0].Source != user {
@@ -84,21 +82,4 @@ func writeFile(t *testing.T, path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// ruleTexts lists a level's rules as "verb rule", and its mode.
-func ruleTexts(rs permission.Rules) []string {
-	var out []string
-	for _, l := range []struct {
-		verb  string
-		rules []permission.Rule
-	}{{"allow", rs.Allow}, {"ask", rs.Ask}, {"deny", rs.Deny}} {
-		for _, r := range l.rules {
-			out = append(out, l.verb+" "+r.String())
-		}
-	}
-	if rs.Mode != "" {
-		out = append(out, "mode "+string(rs.Mode))
-	}
-	return out
 }

@@ -209,3 +209,38 @@ rules:
 		t.Errorf("naming ask_user: %s", env.Output)
 	}
 }
+
+// An approval a rule requires inside a subagent still goes to the person:
+// it is deputy asking, not the model (the spec's README).
+func TestApprovalInsideSubagent(t *testing.T) {
+	script := `
+rules:
+  - match: {system: "^ROOT", last_role: user}
+    reply: {tool_calls: [{name: subagent, arguments: {label: maker, task_prompt: "make it"}}]}
+  - match: {system: "^ROOT", last_role: tool}
+    reply: {text: "{{ index .ToolResults 0 }}"}
+  - match: {last_role: user, last: "^make it$"}
+    reply: {tool_calls: [{name: terminal, arguments: {command: "touch made.txt"}}]}
+  - match: {last: "Summarize"}
+    reply: {text: "summary"}
+  - match: {last_role: tool}
+    reply: {text: "{{ index .ToolResults 0 }}"}
+`
+	root := agentDef("root", "ROOT")
+	root.Tools = []string{"terminal", "subagent"}
+	root.Permissions = rules(t, nil, []string{"terminal(touch:*)"}, nil, "")
+	h := newHarness(t, script, root)
+	p := &person{answer: func(*approval.Request) (approval.Answer, error) { return approval.Answer{Allow: true}, nil }}
+	h.engine.Person = p
+	dir := t.TempDir()
+	env := h.engine.Run(context.Background(), delegate.RunRequest{Agent: root, Task: "go", Workdir: dir})
+	if !env.OK() {
+		t.Fatalf("%s %s", env.Status, env.Error)
+	}
+	if len(p.asked) != 1 || p.asked[0].PathText() != "root › maker" || p.asked[0].Detail != "$ touch made.txt" {
+		t.Fatalf("asked %+v", p.asked)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); err != nil {
+		t.Error(err)
+	}
+}

@@ -223,3 +223,24 @@ func (ch Chain) Decide(c Call) Verdict {
 	}
 	return out
 }
+
+// Lines are the level as a person reads it: one "allow RULE", "ask RULE"
+// or "deny RULE" a rule, then "mode MODE" when it has one.
+func (rs *Rules) Lines() []string {
+	var out []string
+	if rs == nil {
+		return out
+	}
+	for _, l := range []struct {
+		verb  string
+		rules []Rule
+	}{{"allow", rs.Allow}, {"ask", rs.Ask}, {"deny", rs.Deny}} {
+		for _, r := range l.rules {
+			out = append(out, l.verb+" "+r.String())
+		}
+	}
+	if rs.Mode != ModeNone {
+		out = append(out, "mode "+string(rs.Mode))
+	}
+	return out
+}

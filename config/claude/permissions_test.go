@@ -55,7 +55,7 @@ func TestDisallowedToolsRules(t *testing.T) {
 	if d := cmp.Diff([]string{`warning: m.md:4: disallowedTools: rule "WebSearch(x)": WebSearch is a Claude Code tool deputy does not have; left out`}, configtest.DiagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"deny terminal(rm:*)", "deny call_agent(deployer)"}, configtest.RuleTexts(a.Permissions)); d != "" {
+	if d := cmp.Diff([]string{"deny terminal(rm:*)", "deny call_agent(deployer)"}, a.Permissions.Lines()); d != "" {
 		t.Errorf("rules (-want +got):\n%s", d)
 	}
 	if !cmp.Equal(a.DisallowedTools, []string{"write_file"}) || a.Permissions.Deny[0].Source != "m.md" {
@@ -76,7 +76,7 @@ func TestPermissions(t *testing.T) {
 	want := []string{"allow terminal(npm run test:*)", "ask edit_file(" + src + "/**)", "ask write_file(" + src + "/**)",
 		"deny read_file(~/.ssh/**)", "deny grep(~/.ssh/**)", "deny find_path(~/.ssh/**)", "deny list_directory(~/.ssh/**)",
 		"deny terminal(rm:*)", "mode acceptEdits"}
-	if d := cmp.Diff(want, configtest.RuleTexts(rs)); d != "" {
+	if d := cmp.Diff(want, rs.Lines()); d != "" {
 		t.Errorf("rules (-want +got):\n%s", d)
 	}
 	p := filepath.Join(project, "settings.json")

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/permission"
 )
 
 // Ptr returns a pointer to v.
@@ -91,22 +90,4 @@ func CheckAgent(t *testing.T, a *config.Agent, diags config.Diagnostics) {
 			t.Errorf("diagnostic without severity: %v", d)
 		}
 	}
-}
-
-// RuleTexts lists a level of permission rules as "verb rule", and its
-// mode as "mode M".
-func RuleTexts(rs permission.Rules) []string {
-	var out []string
-	for _, l := range []struct {
-		verb  string
-		rules []permission.Rule
-	}{{"allow", rs.Allow}, {"ask", rs.Ask}, {"deny", rs.Deny}} {
-		for _, r := range l.rules {
-			out = append(out, l.verb+" "+r.String())
-		}
-	}
-	if rs.Mode != "" {
-		out = append(out, "mode "+string(rs.Mode))
-	}
-	return out
 }
