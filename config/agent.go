@@ -15,9 +15,9 @@ import (
 
 // Defaults and limits of [sub_agents_config], from the call_agent spec.
 const (
-	DefaultSubAgentMaxDepth = 3
-	MaxSubAgentMaxDepth     = 5
-	DefaultSubAgentTimeout  = 120 * time.Second
+	DefaultSubagentsMaxDepth = 3
+	MaxSubagentsMaxDepth     = 5
+	DefaultSubagentsTimeout  = 120 * time.Second
 )
 
 // ToolsAll in an agent's tools means every tool the run allows: what a
@@ -52,8 +52,8 @@ type Agent struct {
 	Files []string
 	// Workdir is as written; see ResolveWorkdir.
 	Workdir         string
-	SubAgents       []string
-	SubAgentsConfig SubAgentsConfig
+	Subagents       []string
+	SubagentsConfig SubagentsConfig
 	Params          llm.Params
 	// Tools are tool names or groups; nil means not set (the caller applies
 	// its default), an empty non-nil slice means no tools.
@@ -116,12 +116,12 @@ type Agent struct {
 	Path   string
 	Source string
 
-	// Optional are those of SubAgents the file names the way its origin
+	// Optional are those of Subagents the file names the way its origin
 	// tool names agents it may spawn and skips when no file defines them
 	// (Claude Code's Agent(a, b) in tools): LoadAgents leaves such a name
-	// out of SubAgents with a warning, where a sub_agents entry naming no
+	// out of Subagents with a warning, where a sub_agents entry naming no
 	// agent is an error.
-	Optional OptionalSubAgents
+	Optional OptionalSubagents
 	// Disabled, when set, says why the agent's origin tool leaves the
 	// agent out (opencode's disable: true, a Gemini CLI setting):
 	// LoadAgents then leaves it out too, with a warning saying so.
@@ -158,14 +158,14 @@ type Hook struct {
 	Line int
 }
 
-// OptionalSubAgents are sub-agents an agent file names softly (see
+// OptionalSubagents are sub-agents an agent file names softly (see
 // Agent.Optional).
-type OptionalSubAgents struct {
+type OptionalSubagents struct {
 	Names []string
 	// Patterns name, as path.Match patterns ("*", "review-*"), the other
 	// agents of the same Source the agent may spawn (opencode's task
 	// tool, which offers every subagent its permission allows): LoadAgents
-	// adds those it finds to SubAgents.
+	// adds those it finds to Subagents.
 	Patterns []string
 	// Key is the key that names them ("tools"), and Form how it names them
 	// ("Agent(...)"), for the warning about one no file defines.
@@ -190,9 +190,9 @@ type Memory struct {
 	MaxEntries int
 }
 
-// SubAgentsConfig governs the children an agent spawns with call_agent.
+// SubagentsConfig governs the children an agent spawns with call_agent.
 // LoadAgents fills in the defaults for keys that are not written.
-type SubAgentsConfig struct {
+type SubagentsConfig struct {
 	MaxDepth int // default 3, between 1 and 5
 	// MaxDepthSet says the agent sets MaxDepth itself (its file writes a
 	// max_depth other than 0). Only then does MaxDepth also bound the
@@ -204,9 +204,9 @@ type SubAgentsConfig struct {
 	Timeout     time.Duration // per child; default 120s
 }
 
-// DefaultSubAgentsConfig returns the defaults of [sub_agents_config].
-func DefaultSubAgentsConfig() SubAgentsConfig {
-	return SubAgentsConfig{MaxDepth: DefaultSubAgentMaxDepth, Parallel: true, Timeout: DefaultSubAgentTimeout}
+// DefaultSubagentsConfig returns the defaults of [sub_agents_config].
+func DefaultSubagentsConfig() SubagentsConfig {
+	return SubagentsConfig{MaxDepth: DefaultSubagentsMaxDepth, Parallel: true, Timeout: DefaultSubagentsTimeout}
 }
 
 // InheritsModel reports whether the agent uses its parent's model.

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// maxSubAgentTimeout bounds sub_agents_config.timeout so that seconds fit a
+// maxSubagentsTimeout bounds sub_agents_config.timeout so that seconds fit a
 // time.Duration with room to spare; a day is far beyond any sensible child.
-const maxSubAgentTimeout = 24 * time.Hour
+const maxSubagentsTimeout = 24 * time.Hour
 
 // agentFormat is what differs between the TOML and Markdown builders.
 type agentFormat struct {
@@ -24,7 +24,7 @@ type agentFormat struct {
 // when that is not "". It returns nil when the file cannot define an
 // agent at all (no usable name).
 func buildAgent(full Fields, path string, ff agentFormat, d *Dialect, name string) *Agent {
-	a := &Agent{Path: path, lines: full.lines, SubAgentsConfig: DefaultSubAgentsConfig()}
+	a := &Agent{Path: path, lines: full.lines, SubagentsConfig: DefaultSubagentsConfig()}
 	// deputy reads its keys but those the dialect claims; Map reads them.
 	f := d.deputyFields(full)
 	if name != "" && !f.Has("name") {
@@ -52,7 +52,7 @@ func buildAgent(full Fields, path string, ff agentFormat, d *Dialect, name strin
 	a.Files, _ = f.StrList("files")
 	a.Workdir, _ = f.Str("workdir")
 	if subs, ok := f.StrList("sub_agents"); ok {
-		a.SubAgents = f.CheckNames("sub_agents", subs)
+		a.Subagents = f.CheckNames("sub_agents", subs)
 	}
 	if ff.markdown {
 		// A list, or a comma-separated string as Claude Code writes it.
@@ -63,7 +63,7 @@ func buildAgent(full Fields, path string, ff agentFormat, d *Dialect, name strin
 		a.MCPServers = mcpServersValue(f, "mcp_servers")
 	}
 	a.MaxTurns = maxTurns(f, ff)
-	subAgentsConfig(f, &a.SubAgentsConfig)
+	subAgentsConfig(f, &a.SubagentsConfig)
 	budget(f, &a.Budget)
 	params(f, a)
 	if e, ok := f.Str("effort"); ok {
@@ -186,7 +186,7 @@ func maxTurns(f Fields, ff agentFormat) int {
 	return int(n)
 }
 
-func subAgentsConfig(f Fields, c *SubAgentsConfig) {
+func subAgentsConfig(f Fields, c *SubagentsConfig) {
 	t, ok := f.Table("sub_agents_config")
 	if !ok {
 		return
@@ -196,8 +196,8 @@ func subAgentsConfig(f Fields, c *SubAgentsConfig) {
 	if n, ok := t.Int("max_depth"); ok {
 		switch {
 		case n == 0:
-		case n < 1 || n > MaxSubAgentMaxDepth:
-			t.sink.Errorf(t.Line("max_depth"), t.Key("max_depth"), "must be between 1 and %d (0 means the default, %d), got %d", MaxSubAgentMaxDepth, DefaultSubAgentMaxDepth, n)
+		case n < 1 || n > MaxSubagentsMaxDepth:
+			t.sink.Errorf(t.Line("max_depth"), t.Key("max_depth"), "must be between 1 and %d (0 means the default, %d), got %d", MaxSubagentsMaxDepth, DefaultSubagentsMaxDepth, n)
 		default:
 			c.MaxDepth, c.MaxDepthSet = int(n), true
 		}
@@ -209,9 +209,9 @@ func subAgentsConfig(f Fields, c *SubAgentsConfig) {
 		switch {
 		case n == 0:
 		case n < 0:
-			t.sink.Errorf(t.Line("timeout"), t.Key("timeout"), "must be a positive number of seconds (0 means the default, %d), got %d", int64(DefaultSubAgentTimeout/time.Second), n)
-		case n > int64(maxSubAgentTimeout/time.Second):
-			t.sink.Errorf(t.Line("timeout"), t.Key("timeout"), "must be at most %d seconds, got %d", int64(maxSubAgentTimeout/time.Second), n)
+			t.sink.Errorf(t.Line("timeout"), t.Key("timeout"), "must be a positive number of seconds (0 means the default, %d), got %d", int64(DefaultSubagentsTimeout/time.Second), n)
+		case n > int64(maxSubagentsTimeout/time.Second):
+			t.sink.Errorf(t.Line("timeout"), t.Key("timeout"), "must be at most %d seconds, got %d", int64(maxSubagentsTimeout/time.Second), n)
 		default:
 			c.Timeout = time.Duration(n) * time.Second
 		}
@@ -370,15 +370,15 @@ func budget(f Fields, b *Budget) {
 			switch {
 			case err != nil:
 				t.sink.Errorf(t.Line("time"), t.Key("time"), "must be a duration such as \"30s\" or \"5m\", got %q", v)
-			case d < 0 || d > maxSubAgentTimeout:
-				t.sink.Errorf(t.Line("time"), t.Key("time"), "must be between 0s and %s, got %s", maxSubAgentTimeout, d)
+			case d < 0 || d > maxSubagentsTimeout:
+				t.sink.Errorf(t.Line("time"), t.Key("time"), "must be between 0s and %s, got %s", maxSubagentsTimeout, d)
 			default:
 				b.Time = d
 			}
 		default:
 			if n, ok := t.Int("time"); ok {
-				if n < 0 || n > int64(maxSubAgentTimeout/time.Second) {
-					t.sink.Errorf(t.Line("time"), t.Key("time"), "must be between 0 and %d seconds, got %d", int64(maxSubAgentTimeout/time.Second), n)
+				if n < 0 || n > int64(maxSubagentsTimeout/time.Second) {
+					t.sink.Errorf(t.Line("time"), t.Key("time"), "must be between 0 and %d seconds, got %d", int64(maxSubagentsTimeout/time.Second), n)
 				} else {
 					b.Time = time.Duration(n) * time.Second
 				}

@@ -34,8 +34,8 @@ max_turns: 7
 	want := &Agent{
 		Name: "a", Description: "all of deputy's keys", Model: "openai/gpt-4.1",
 		Tools: []string{"read_file", "grep"}, Skill: "./skill", Files: []string{"*.go"}, Workdir: "sub",
-		SubAgents:       []string{"b", "c"},
-		SubAgentsConfig: SubAgentsConfig{MaxDepth: 2, MaxDepthSet: true, Parallel: false, Timeout: 30 * time.Second},
+		Subagents:       []string{"b", "c"},
+		SubagentsConfig: SubagentsConfig{MaxDepth: 2, MaxDepthSet: true, Parallel: false, Timeout: 30 * time.Second},
 		MaxTurns:        7,
 		SystemPrompt:    "Prompt.",
 		Path:            "a.md",

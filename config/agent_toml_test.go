@@ -24,8 +24,8 @@ func TestParseAgentTOMLDefaults(t *testing.T) {
 	if len(diags) != 0 {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	if a.SubAgentsConfig != DefaultSubAgentsConfig() {
-		t.Errorf("SubAgentsConfig = %+v, want defaults %+v", a.SubAgentsConfig, DefaultSubAgentsConfig())
+	if a.SubagentsConfig != DefaultSubagentsConfig() {
+		t.Errorf("SubagentsConfig = %+v, want defaults %+v", a.SubagentsConfig, DefaultSubagentsConfig())
 	}
 	if a.Tools != nil {
 		t.Errorf("Tools = %#v, want nil (not set)", a.Tools)
@@ -287,14 +287,14 @@ func TestValidAgentName(t *testing.T) {
 }
 
 // axe writes 0 for "the default"; such files must load unchanged.
-func TestSubAgentsConfigZeroMeansDefault(t *testing.T) {
+func TestSubagentsConfigZeroMeansDefault(t *testing.T) {
 	src := "name = \"a\"\nmodel = \"openai/gpt-4.1\"\n[sub_agents_config]\nmax_depth = 0\ntimeout = 0\n"
 	a, diags := ParseAgentTOML([]byte(src), "a.toml")
 	if diags.HasErrors() {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	if a.SubAgentsConfig != DefaultSubAgentsConfig() {
-		t.Errorf("got %+v, want the defaults", a.SubAgentsConfig)
+	if a.SubagentsConfig != DefaultSubagentsConfig() {
+		t.Errorf("got %+v, want the defaults", a.SubagentsConfig)
 	}
 }
 

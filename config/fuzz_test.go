@@ -37,8 +37,8 @@ func checkAgent(t *testing.T, a *Agent, diags Diagnostics) {
 	if err := ValidAgentName(a.Name); err != nil {
 		t.Errorf("agent with invalid name: %v", err)
 	}
-	c := a.SubAgentsConfig
-	if c.MaxDepth < 1 || c.MaxDepth > MaxSubAgentMaxDepth || c.Timeout <= 0 || c.Timeout > maxSubAgentTimeout {
+	c := a.SubagentsConfig
+	if c.MaxDepth < 1 || c.MaxDepth > MaxSubagentsMaxDepth || c.Timeout <= 0 || c.Timeout > maxSubagentsTimeout {
 		t.Errorf("sub_agents_config out of range: %+v", c)
 	}
 	if a.MaxTurns < 0 {

@@ -142,7 +142,7 @@ func (l *lazySet) resolveOptional(a *Agent) {
 		}
 	}
 	if len(unknown) > 0 {
-		a.SubAgents = slices.DeleteFunc(a.SubAgents, func(n string) bool { return slices.Contains(unknown, n) })
+		a.Subagents = slices.DeleteFunc(a.Subagents, func(n string) bool { return slices.Contains(unknown, n) })
 		sink := &Sink{File: a.Path}
 		sink.Warnf(a.KeyLine(a.Optional.Key), a.Optional.Key, "%s names %s, which no agent file defines; left out", a.Optional.Form, text.QuoteList(unknown))
 		l.diags = append(l.diags, sink.Diags...)
@@ -156,7 +156,7 @@ func (l *lazySet) resolveOptional(a *Agent) {
 			continue
 		}
 		for n := range l.names(i) {
-			if n == a.Name || strings.HasPrefix(n, "/") || slices.Contains(a.SubAgents, n) || slices.Contains(matched, n) {
+			if n == a.Name || strings.HasPrefix(n, "/") || slices.Contains(a.Subagents, n) || slices.Contains(matched, n) {
 				continue
 			}
 			if slices.ContainsFunc(a.Optional.Patterns, func(p string) bool { ok, _ := path.Match(p, n); return ok }) {
@@ -165,7 +165,7 @@ func (l *lazySet) resolveOptional(a *Agent) {
 		}
 	}
 	slices.Sort(matched) // as LoadAgents adds them: by name
-	a.SubAgents = append(a.SubAgents, matched...)
+	a.Subagents = append(a.Subagents, matched...)
 }
 
 // defined reports whether some directory's file defines name (of source,

@@ -37,7 +37,7 @@ func TestOpenAgents(t *testing.T) {
 	if a, ok := set.Get("review"); !ok || a.Description != "high" {
 		t.Errorf("by file name: %+v", a)
 	}
-	if a, ok := set.Get("Helper"); !ok || a.Name != "Helper" || !slices.Equal(a.SubAgents, []string{"rev"}) {
+	if a, ok := set.Get("Helper"); !ok || a.Name != "Helper" || !slices.Equal(a.Subagents, []string{"rev"}) {
 		t.Errorf("a name Markdown cannot take, by its file's: %+v", a)
 	}
 	if _, err := os.Stat(index); err != nil {

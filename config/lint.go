@@ -63,7 +63,7 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 	for _, a := range set.List() {
 		sink := &Sink{File: a.Path}
 		lintModel(sink, a, known)
-		for _, sub := range a.SubAgents {
+		for _, sub := range a.Subagents {
 			if _, ok := set.Get(sub); !ok {
 				sink.Errorf(a.KeyLine("sub_agents"), "sub_agents", "no agent named %q", sub)
 			}
@@ -165,7 +165,7 @@ func lintCycles(set *AgentSet) Diagnostics {
 	edges := func(name string) []string {
 		a, _ := set.Get(name)
 		var out []string
-		for _, s := range a.SubAgents {
+		for _, s := range a.Subagents {
 			if _, ok := set.Get(s); ok {
 				out = append(out, s)
 			}
@@ -325,7 +325,7 @@ func LintParams(set *AgentSet, defaultModel string, table *capability.Table) Dia
 func childNames(set *AgentSet) map[string]bool {
 	child := map[string]bool{}
 	for _, a := range set.List() {
-		for _, s := range a.SubAgents {
+		for _, s := range a.Subagents {
 			child[s] = true
 		}
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func agent(name string, subs ...string) *Agent {
-	return &Agent{Name: name, Path: name + ".toml", SubAgents: subs, SubAgentsConfig: DefaultSubAgentsConfig()}
+	return &Agent{Name: name, Path: name + ".toml", Subagents: subs, SubagentsConfig: DefaultSubagentsConfig()}
 }
 
 func TestLintMessages(t *testing.T) {

@@ -175,7 +175,7 @@ func (d Dir) duplicate(a *Agent, path, first string) Diagnostic {
 		Message: fmt.Sprintf("agent %q is already defined in %s in the same directory; this file is ignored", a.Name, rel)}
 }
 
-// resolveOptional leaves out of each agent's SubAgents the optional ones
+// resolveOptional leaves out of each agent's Subagents the optional ones
 // (Agent.Optional) that no file defines, with a warning for each file:
 // the origin tool cannot spawn them either, and it runs the agent all the
 // same (sub_agents naming an unknown agent stays an error). It adds the
@@ -185,9 +185,9 @@ func resolveOptional(set *AgentSet) Diagnostics {
 	all := set.List()
 	for _, a := range all {
 		for _, b := range all {
-			if b != a && b.Source == a.Source && !slices.Contains(a.SubAgents, b.Name) &&
+			if b != a && b.Source == a.Source && !slices.Contains(a.Subagents, b.Name) &&
 				slices.ContainsFunc(a.Optional.Patterns, func(p string) bool { ok, _ := path.Match(p, b.Name); return ok }) {
-				a.SubAgents = append(a.SubAgents, b.Name)
+				a.Subagents = append(a.Subagents, b.Name)
 			}
 		}
 	}
@@ -201,7 +201,7 @@ func resolveOptional(set *AgentSet) Diagnostics {
 		if len(unknown) == 0 {
 			continue
 		}
-		a.SubAgents = slices.DeleteFunc(a.SubAgents, func(n string) bool { return slices.Contains(unknown, n) })
+		a.Subagents = slices.DeleteFunc(a.Subagents, func(n string) bool { return slices.Contains(unknown, n) })
 		sink := &Sink{File: a.Path}
 		sink.Warnf(a.KeyLine(a.Optional.Key), a.Optional.Key, "%s names %s, which no agent file defines; left out", a.Optional.Form, text.QuoteList(unknown))
 		diags = append(diags, sink.Diags...)

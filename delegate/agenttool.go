@@ -102,7 +102,7 @@ func (e *Engine) Delegate(ctx context.Context, kind Kind, a *config.Agent, task,
 	}
 	var timeout time.Duration
 	if parent.agent != nil {
-		timeout = parent.agent.SubAgentsConfig.Timeout
+		timeout = parent.agent.SubagentsConfig.Timeout
 	}
 	return e.agentChild(ctx, parent, kind, a, timeout, task, taskContext)
 }

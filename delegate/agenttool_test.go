@@ -95,7 +95,7 @@ rules:
 	e := h.engine
 	e.Quotas.MaxExecutions = 1
 	e.Concurrency = 1
-	lead.SubAgentsConfig.Parallel = false
+	lead.SubagentsConfig.Parallel = false
 	e.Tools = func(workdir string) *tool.Registry {
 		return tool.NewRegistry(delegate.FuncTool(e, "sum", "Add.", func(ctx context.Context, in sumIn) (sumOut, error) {
 			return sumOut{Sum: in.A + in.B}, nil

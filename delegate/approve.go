@@ -359,7 +359,7 @@ type eventReader interface {
 // committed is not asked about again, and what was allowed for the rest
 // of the run stays allowed. A request nobody answered (it was pending, it
 // timed out, nobody was there) is asked again.
-func (e *Engine) keepAnswers(ctx context.Context, l Ledger, t *Tree) {
+func (e *Engine) keepAnswers(ctx context.Context, l ledger.Recorder, t *Tree) {
 	er, ok := l.(eventReader)
 	if !ok {
 		return

@@ -62,8 +62,8 @@ func (p fixedProvider) Generate(ctx context.Context, req *llm.Request, _ llm.Str
 }
 
 func benchEngine(b *testing.B, p llm.Provider, ledger *store.Store, concurrency int) (*delegate.Engine, *config.Agent) {
-	root := &config.Agent{Name: "root", Model: "fixed/m", SystemPrompt: "ROOT", SubAgents: []string{"child"}, SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
-	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
+	root := &config.Agent{Name: "root", Model: "fixed/m", SystemPrompt: "ROOT", Subagents: []string{"child"}, SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{}}
+	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{}}
 	tools := builtin.New(builtin.Options{Workdir: b.TempDir()})
 	e := &delegate.Engine{
 		Agents:  config.NewAgentSet(root, child),

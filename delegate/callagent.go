@@ -47,7 +47,7 @@ func (callAgentDoor) Allow(p *Policy) error {
 }
 
 func (callAgentDoor) offered(s *Scope, r *run) bool {
-	return r.agent != nil && len(r.agent.SubAgents) > 0 && s.Depth < s.maxDepth
+	return r.agent != nil && len(r.agent.Subagents) > 0 && s.Depth < s.maxDepth
 }
 
 func (d callAgentDoor) tool(_ *Scope, r *run) tool.Tool { return d.e.callAgentTool(r.agent) }
@@ -70,7 +70,7 @@ func (e *Engine) callAgentTool(caller *config.Agent) *callAgentTool {
 	var desc strings.Builder
 	desc.WriteString("Delegate a task to a sub-agent. The sub-agent runs independently with its own context and returns only its final result.")
 	desc.WriteString("\n\nAvailable agents:")
-	for _, name := range caller.SubAgents {
+	for _, name := range caller.Subagents {
 		fmt.Fprintf(&desc, "\n- %s", name)
 		if a, ok := e.Agents.Get(name); ok && a.Description != "" {
 			fmt.Fprintf(&desc, ": %s", a.Description)
@@ -79,7 +79,7 @@ func (e *Engine) callAgentTool(caller *config.Agent) *callAgentTool {
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"agent": map[string]any{"type": "string", "enum": caller.SubAgents,
+			"agent": map[string]any{"type": "string", "enum": caller.Subagents,
 				"description": "Name of the sub-agent (must be in this agent's sub_agents list)"},
 			"task":    map[string]any{"type": "string", "description": "What you need the sub-agent to do"},
 			"context": map[string]any{"type": "string", "description": "Additional context from your conversation to pass along"},
@@ -97,7 +97,7 @@ func (t *callAgentTool) Run(ctx context.Context, raw json.RawMessage) (tool.Resu
 	if err != nil {
 		return tool.Errorf("Error: invalid arguments for call_agent: %v", err), nil
 	}
-	allowed := t.caller.SubAgents
+	allowed := t.caller.Subagents
 	if !contains(allowed, in.Agent) {
 		return tool.Errorf("Error: %q is not one of this agent's sub-agents. Allowed agents: %s.", in.Agent, strings.Join(allowed, ", ")), nil
 	}
@@ -147,7 +147,7 @@ func (e *Engine) callAgent(ctx context.Context, caller *config.Agent, in callAge
 		err := fmt.Errorf("no agent named %q is defined", in.Agent)
 		return &Envelope{Kind: KindCallAgent, Label: in.Agent, Status: StatusError, Error: err.Error(), Err: err}
 	}
-	return e.agentChild(ctx, parent, KindCallAgent, child, caller.SubAgentsConfig.Timeout, in.Task, in.Context)
+	return e.agentChild(ctx, parent, KindCallAgent, child, caller.SubagentsConfig.Timeout, in.Task, in.Context)
 }
 
 // agentChild spawns a defined agent as a child of the parent scope: the
@@ -168,7 +168,7 @@ func (e *Engine) agentChild(ctx context.Context, parent *Scope, kind Kind, child
 	}
 	r.Timeout = timeout
 	if r.Timeout <= 0 {
-		r.Timeout = config.DefaultSubAgentTimeout
+		r.Timeout = config.DefaultSubagentsTimeout
 	}
 	return e.spawn(ctx, r)
 }

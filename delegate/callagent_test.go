@@ -65,7 +65,7 @@ func TestCallAgentFanOutIsParallelAndOrdered(t *testing.T) {
 
 func TestCallAgentSequentialWhenParallelIsOff(t *testing.T) {
 	lead := agentDef("lead", "LEAD agent", "researcher", "writer")
-	lead.SubAgentsConfig.Parallel = false
+	lead.SubagentsConfig.Parallel = false
 	h := newHarness(t, teamScript, lead, agentDef("researcher", "RESEARCHER"), agentDef("writer", "WRITER"))
 	if env := h.run(lead, "tides"); !env.OK() {
 		t.Fatalf("run failed: %+v", env)
@@ -86,8 +86,8 @@ rules:
   - {name: b2, match: {system: "^B", last_role: tool}, reply: {text: "b saw: {{ index .ToolResults 0 }}"}}
 `
 	a, b := agentDef("a", "A", "b"), agentDef("b", "B", "c")
-	a.SubAgentsConfig.MaxDepth = 1
-	b.SubAgentsConfig.MaxDepth = 1
+	a.SubagentsConfig.MaxDepth = 1
+	b.SubagentsConfig.MaxDepth = 1
 	h := newHarness(t, script, a, b, agentDef("c", "C"))
 	env := h.run(a, "x")
 	if !env.OK() {
@@ -126,7 +126,7 @@ rules:
   - {name: fine, match: {system: "^FINE"}, reply: {text: "fine result"}}
 `
 	lead := agentDef("lead", "LEAD", "slow", "broken", "fine")
-	lead.SubAgentsConfig.Timeout = 100 * time.Millisecond
+	lead.SubagentsConfig.Timeout = 100 * time.Millisecond
 	h := newHarness(t, script, lead, agentDef("slow", "SLOW"), agentDef("broken", "BROKEN"), agentDef("fine", "FINE"))
 	env := h.run(lead, "go")
 	if !env.OK() {

@@ -110,9 +110,14 @@ type Engine struct {
 	// External adds tools from outside deputy (MCP servers') to the agents
 	// that may use them; nil adds none.
 	External ToolSource
-	// Ledger records runs, messages and events; nil records nothing and
-	// keeps subquery sessions in memory.
-	Ledger    Ledger
+	// Ledger records runs, messages and events; nil records nothing.
+	// *store.Store is the SQLite one (it is also a ResumeLedger, a
+	// MemoryLedger and Sessions, which the engine finds by type).
+	Ledger ledger.Recorder
+	// Sessions keeps the sessions of subquery specializations; nil means
+	// the Ledger's own when it keeps them, else memory for the Engine's
+	// lifetime.
+	Sessions  ledger.Sessions
 	Listeners []Listener
 	// Loggers receive only the events that are not Transient, before the
 	// Listeners do: telemetry that keeps what the ledger keeps. Unlike a
@@ -140,7 +145,7 @@ type Engine struct {
 	Logger *slog.Logger
 	Options
 
-	sessions memSessions
+	memSessions memSessions
 	memories memEntries
 	// running maps the id of each run in progress to its cancel.
 	running runningRuns

@@ -39,7 +39,7 @@ func marshalFields(ev *Event) []byte {
 
 // recordingLedger keeps the events the engine stores.
 type recordingLedger struct {
-	Ledger
+	ledger.Recorder
 	events [][]byte
 }
 

@@ -328,7 +328,7 @@ func (e *Engine) emitSpawn(ctx context.Context, s *Scope, r *run, tools *tool.Re
 }
 
 func (e *Engine) toolConcurrency(r *run) int {
-	if r.agent != nil && !r.agent.SubAgentsConfig.Parallel {
+	if r.agent != nil && !r.agent.SubagentsConfig.Parallel {
 		return 1
 	}
 	if e.Concurrency > 0 {

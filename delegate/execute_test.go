@@ -110,7 +110,7 @@ func layers(p, base llm.Provider) string {
 func TestNewScope(t *testing.T) {
 	e := &Engine{}
 	tree := newTree("root", Quotas{}, 0)
-	lead := &config.Agent{Name: "lead", SubAgentsConfig: config.SubAgentsConfig{MaxDepth: 2, MaxDepthSet: true}}
+	lead := &config.Agent{Name: "lead", SubagentsConfig: config.SubagentsConfig{MaxDepth: 2, MaxDepthSet: true}}
 	root := e.newScope(nil, tree, "root", &run{RunSpec: RunSpec{Kind: KindRoot, Label: "lead"}, agent: lead})
 	if root.Depth != 0 || root.ParentID != "" || root.maxDepth != 2 || root.depthCap != 2 || root.mcpOwner != lead || root.budget == nil {
 		t.Fatalf("root scope %+v", root)
@@ -119,7 +119,7 @@ func TestNewScope(t *testing.T) {
 	if q.Depth != 1 || q.ParentID != "root" || q.RootID != "root" || !q.inSubquery || q.mcpOwner != lead || q.budget.parent != root.budget {
 		t.Errorf("subquery scope %+v", q)
 	}
-	deep := &config.Agent{Name: "deep", SubAgentsConfig: config.SubAgentsConfig{MaxDepth: 5}}
+	deep := &config.Agent{Name: "deep", SubagentsConfig: config.SubagentsConfig{MaxDepth: 5}}
 	f := e.newScope(q, tree, "f", &run{RunSpec: RunSpec{Kind: KindTool, Label: "f"}, agent: deep})
 	if f.Depth != 2 || !f.inSubquery || f.maxDepth != 2 || f.depthCap != 2 || f.mcpOwner != deep {
 		t.Errorf("a child of the subquery: %+v; want depth 2, in the subquery, its max_depth narrowed to 2", f)

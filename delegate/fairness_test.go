@@ -93,7 +93,7 @@ func TestConcurrencyCapServesFlowsRoundRobin(t *testing.T) {
 		"go": {"X", "D"}, "X": {"P", "W"}, "P": {"P1", "P2"}, "W": {"W1", "W2"}, "D": {"D1"},
 	}}
 	root := subagentRoot()
-	root.SubAgentsConfig.MaxDepth = 4
+	root.SubagentsConfig.MaxDepth = 4
 	h := newHarness(t, "rules:\n  - {name: unused, reply: {text: unused}}\n", root)
 	h.engine.Models = models{p}
 	h.engine.Concurrency = 2

@@ -23,7 +23,7 @@ func FuzzCallAgentArgs(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	caller := &config.Agent{Name: "lead", SubAgents: []string{"helper"}}
+	caller := &config.Agent{Name: "lead", Subagents: []string{"helper"}}
 	set := config.NewAgentSet()
 	set.Add(&config.Agent{Name: "helper"})
 	e := &Engine{Agents: set}

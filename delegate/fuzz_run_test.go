@@ -86,17 +86,17 @@ func FuzzRun(f *testing.F) {
 		var req delegate.RunRequest
 		var defs []*config.Agent
 		if hasAgent {
-			a := &config.Agent{Name: name, Model: model, SystemPrompt: "fuzzed", Tools: list(tools), SubAgents: list(subs),
-				SubAgentsConfig: config.DefaultSubAgentsConfig(), MaxTurns: maxTurns, Budget: config.Budget{Tokens: tokens, USD: usd},
+			a := &config.Agent{Name: name, Model: model, SystemPrompt: "fuzzed", Tools: list(tools), Subagents: list(subs),
+				SubagentsConfig: config.DefaultSubagentsConfig(), MaxTurns: maxTurns, Budget: config.Budget{Tokens: tokens, USD: usd},
 				DisallowedTools: list(disallow), Scratchpad: scratchpad}
 			if schema != "" {
 				a.OutputSchema = json.RawMessage(schema)
 			}
 			req.Agent = a
 			defs = append(defs, a)
-			for _, n := range a.SubAgents {
-				defs = append(defs, &config.Agent{Name: n, Model: "inherit", SystemPrompt: "child", SubAgents: a.SubAgents,
-					SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"read_file"}})
+			for _, n := range a.Subagents {
+				defs = append(defs, &config.Agent{Name: n, Model: "inherit", SystemPrompt: "child", Subagents: a.Subagents,
+					SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{"read_file"}})
 			}
 		}
 		req.Task, req.Context, req.Model = task, taskCtx, reqModel

@@ -134,7 +134,7 @@ func (h *harness) run(a *config.Agent, task string) *delegate.Envelope {
 
 func agentDef(name, prompt string, subs ...string) *config.Agent {
 	return &config.Agent{Name: name, Description: "the " + name, Model: "script/test", SystemPrompt: prompt,
-		SubAgents: subs, SubAgentsConfig: config.DefaultSubAgentsConfig()}
+		Subagents: subs, SubagentsConfig: config.DefaultSubagentsConfig()}
 }
 
 // toolResults returns the tool messages of a request, in order.

@@ -12,29 +12,6 @@ import (
 	"github.com/deputyhq/deputy/llm"
 )
 
-// Ledger is where the engine records runs, their conversations, events and
-// subquery sessions. *store.Store (SQLite) implements it; an engine without
-// one records nothing and keeps sessions in memory, and a program using the
-// engine that way links no database.
-//
-// The engine gives each write a row of its own that it does not touch
-// again, so a ledger that queues a write (ledger.Queue) may read the row
-// when the write runs instead of copying it.
-type Ledger interface {
-	// CreateRun records the start of a run.
-	CreateRun(ctx context.Context, r *ledger.Run) error
-	// FinishRun records how a run ended.
-	FinishRun(ctx context.Context, r *ledger.Run) error
-	// AppendMessage adds one message to a run's conversation.
-	AppendMessage(ctx context.Context, m *ledger.Message) error
-	// AppendEvent records one engine event.
-	AppendEvent(ctx context.Context, e *ledger.Event) error
-	// Window returns a session's last n exchanges (all when n <= 0), oldest first.
-	Window(ctx context.Context, sessionID string, n int) ([]ledger.Exchange, error)
-	// AppendExchange adds an exchange to a session, creating it on first use.
-	AppendExchange(ctx context.Context, sessionID string, ex ledger.Exchange) error
-}
-
 // The ledger is written as a run goes. A run's writes are queued
 // (ledger.Queue) rather than waited for one by one, and the run waits for
 // them where what it did must be on disk before it goes on: before it runs

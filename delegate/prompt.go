@@ -94,7 +94,7 @@ func (e *Engine) agentRun(tree *Tree, a *config.Agent, kind Kind, model, workdir
 	msgs := append(append([]llm.Message(nil), history...), taskMessage(task, taskContext))
 	r := run{RunSpec: RunSpec{Kind: kind, Label: a.Name, Agent: a.Name, System: system, Messages: msgs, HistoryLen: len(history),
 		Task: task, Model: model, Params: a.Params, MaxTurns: maxTurns, Workdir: workdir, SubagentOn: namesSubagent(a),
-		Sequential: !a.SubAgentsConfig.Parallel, Budget: a.Budget}, agent: a, base: base}
+		Sequential: !a.SubagentsConfig.Parallel, Budget: a.Budget}, agent: a, base: base}
 	r.setOutput(output)
 	return r, nil
 }

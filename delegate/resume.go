@@ -34,10 +34,10 @@ import (
 // ResumeRequest.RetryFailed is not set.
 var ErrNotResumable = errors.New("run cannot be resumed")
 
-// ResumeLedger is a Ledger that can read a tree back and start another
+// ResumeLedger is a ledger that can read a tree back and start another
 // attempt of a run: what Engine.Resume needs. *store.Store implements it.
 type ResumeLedger interface {
-	Ledger
+	ledger.Recorder
 	// Tree returns every run of the tree rooted at rootID, in start order.
 	Tree(ctx context.Context, rootID string) ([]ledger.Run, error)
 	// Messages returns a run's messages in order.

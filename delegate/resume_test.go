@@ -66,7 +66,7 @@ func TestResumeContinuesTheTreesQuotas(t *testing.T) {
 	ctx := context.Background()
 	st := openLedger(t)
 	lead := agentDef("lead", "LEAD", "worker")
-	lead.SubAgentsConfig.Parallel = false // which child gets the last execution is then fixed
+	lead.SubagentsConfig.Parallel = false // which child gets the last execution is then fixed
 	h := newHarness(t, quotaScript, lead, agentDef("worker", "WORKER"))
 	prov := &cancelOnce{Provider: h.prov, calls: map[string]int{}}
 	h.engine.Models = models{prov}

@@ -227,7 +227,7 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 	var history []llm.Message
 	persistent := sp != nil
 	if persistent {
-		exs, err := e.sessionWindow(ctx, opts.SessionID, *opts.ContextWindow)
+		exs, err := e.sessions().Window(ctx, opts.SessionID, *opts.ContextWindow)
 		if err != nil {
 			return &Envelope{Kind: KindSubquery, Label: name, Status: StatusError, Error: err.Error(), Err: err}
 		}
@@ -245,51 +245,51 @@ func (e *Engine) subquery(ctx context.Context, name string, sp *config.Specializ
 	}
 	env := e.spawn(ctx, r)
 	if env.OK() && persistent && !env.fromLedger {
-		if err := e.appendExchange(ctx, opts.SessionID, env.Exchange(query)); err != nil && e.Logger != nil {
+		if err := e.sessions().AppendExchange(context.WithoutCancel(ctx), opts.SessionID, env.Exchange(query)); err != nil && e.Logger != nil {
 			e.Logger.Warn("session: recording exchange", "session", opts.SessionID, "err", err)
 		}
 	}
 	return env
 }
 
-func (e *Engine) sessionWindow(ctx context.Context, id string, n int) ([]ledger.Exchange, error) {
-	if e.Ledger != nil {
-		return e.Ledger.Window(ctx, id, n)
+// sessions is where subquery sessions are kept: Sessions, else the
+// Ledger's own, else memory.
+func (e *Engine) sessions() ledger.Sessions {
+	if e.Sessions != nil {
+		return e.Sessions
 	}
-	return e.sessions.window(id, n), nil
+	if s, ok := e.Ledger.(ledger.Sessions); ok {
+		return s
+	}
+	return &e.memSessions
 }
 
-func (e *Engine) appendExchange(ctx context.Context, id string, ex ledger.Exchange) error {
-	if e.Ledger != nil {
-		return e.Ledger.AppendExchange(context.WithoutCancel(ctx), id, ex)
-	}
-	e.sessions.append(id, ex)
-	return nil
-}
-
-// memSessions keeps sessions for an engine without a ledger.
+// memSessions keeps sessions for an engine without a ledger of them.
 type memSessions struct {
 	mu sync.Mutex
 	m  map[string][]ledger.Exchange
 }
 
-func (s *memSessions) window(id string, n int) []ledger.Exchange {
+// Window is the session's last n exchanges (all when n <= 0).
+func (s *memSessions) Window(_ context.Context, id string, n int) ([]ledger.Exchange, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	all := s.m[id]
 	if n > 0 && len(all) > n {
 		all = all[len(all)-n:]
 	}
-	return append([]ledger.Exchange(nil), all...)
+	return append([]ledger.Exchange(nil), all...), nil
 }
 
-func (s *memSessions) append(id string, ex ledger.Exchange) {
+// AppendExchange adds ex to the session.
+func (s *memSessions) AppendExchange(_ context.Context, id string, ex ledger.Exchange) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
 		s.m = map[string][]ledger.Exchange{}
 	}
 	s.m[id] = append(s.m[id], ex)
+	return nil
 }
 
 // maxSpecDescription caps the part of a specialization's tool description

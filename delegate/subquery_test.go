@@ -9,6 +9,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/tool"
 	"github.com/deputyhq/deputy/tool/builtin"
 )
@@ -128,6 +129,36 @@ func TestSessionWindowAndIsolation(t *testing.T) {
 		t.Errorf("plain llm_query saw %d messages", n)
 	}
 }
+
+// A specialization's session lives in Engine.Sessions, apart from the
+// recorder: an engine that records runs in one ledger keeps its sessions
+// in another, and a later engine on the same Sessions replays them.
+func TestSessionsApartFromTheRecorder(t *testing.T) {
+	root := queryRoot()
+	sessions := openLedger(t) // a store, used for its sessions only
+	for i, q := range []string{"q1", "q2"} {
+		h := newHarness(t, queryScript, root)
+		h.engine.Specializations = specs()
+		h.engine.Ledger = recorderOnly{openLedger(t)}
+		h.engine.Sessions = sessions
+		if env := h.run(root, q); !env.OK() {
+			t.Fatalf("%s: %+v", q, env)
+		}
+		if i == 1 {
+			subs := h.prov.requests("You are answering")
+			if n := len(subs[0].Messages); n != 3 || subs[0].Messages[0].Content != "q1" {
+				t.Errorf("the second engine's subquery saw %d messages, want q1's exchange replayed before q2", n)
+			}
+		}
+	}
+	exs, err := sessions.Window(context.Background(), "code_review", 0)
+	if err != nil || len(exs) != 2 || exs[1].Query != "q2" {
+		t.Errorf("the session holds %+v, %v", exs, err)
+	}
+}
+
+// recorderOnly is a ledger that records runs and keeps no session.
+type recorderOnly struct{ ledger.Recorder }
 
 func TestLLMQueryOnlyAtTheRootAndWhenNamed(t *testing.T) {
 	root := agentDef("root", "ROOT")

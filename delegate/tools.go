@@ -51,11 +51,11 @@ type toolsKey struct {
 // same way from inheritedCap, the parent's depthCap, and the max_depth
 // s's agent sets itself.
 func narrowMaxDepth(s *Scope, inherited, inheritedCap int) {
-	s.maxDepth = config.MaxSubAgentMaxDepth
+	s.maxDepth = config.MaxSubagentsMaxDepth
 	s.depthCap = inheritedCap
 	if s.agent != nil {
 		s.maxDepth = callAgentMaxDepth(s.agent)
-		if s.agent.SubAgentsConfig.MaxDepthSet {
+		if s.agent.SubagentsConfig.MaxDepthSet {
 			s.depthCap = narrowCap(s.depthCap, s.maxDepth)
 		}
 	}
@@ -73,11 +73,11 @@ func narrowCap(a, b int) int {
 }
 
 func callAgentMaxDepth(a *config.Agent) int {
-	d := a.SubAgentsConfig.MaxDepth
+	d := a.SubagentsConfig.MaxDepth
 	if d <= 0 {
-		d = config.DefaultSubAgentMaxDepth
+		d = config.DefaultSubagentsMaxDepth
 	}
-	return min(d, config.MaxSubAgentMaxDepth)
+	return min(d, config.MaxSubagentsMaxDepth)
 }
 
 func (e *Engine) subagentMaxDepth() int {
@@ -98,7 +98,7 @@ func (e *Engine) subagentLimit(s *Scope) int {
 func (e *Engine) policyFor(s *Scope) *Policy {
 	p := &Policy{Kind: s.Kind, Depth: s.Depth, Offered: s.offered, Doors: s.doors,
 		SubagentOn: s.SubagentOn, SubagentMaxDepth: e.subagentLimit(s)}
-	if s.agent != nil && len(s.agent.SubAgents) > 0 {
+	if s.agent != nil && len(s.agent.Subagents) > 0 {
 		p.CallAgentMaxDepth = s.maxDepth
 	}
 	return p

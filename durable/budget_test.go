@@ -61,10 +61,10 @@ func budgetEngine(t *testing.T) (*delegate.Engine, *maxTokensProvider) {
 	prov := &maxTokensProvider{Provider: llmtest.NewProvider(s), seen: map[string][]string{}}
 	def := func(name, prompt string, b config.Budget, subs ...string) *config.Agent {
 		return &config.Agent{Name: name, Model: "script/test", SystemPrompt: prompt, Tools: []string{},
-			SubAgents: subs, SubAgentsConfig: config.DefaultSubAgentsConfig(), Budget: b}
+			Subagents: subs, SubagentsConfig: config.DefaultSubagentsConfig(), Budget: b}
 	}
 	seq := def("seq", "SEQ", config.Budget{Tokens: 1000}, "worker")
-	seq.SubAgentsConfig.Parallel = false
+	seq.SubagentsConfig.Parallel = false
 	eng := &delegate.Engine{
 		Agents: config.NewAgentSet(def("top", "TOP", config.Budget{Tokens: 1000}, "worker"), seq,
 			def("worker", "WORKER", config.Budget{Tokens: 5000}), def("loop", "LOOP", config.Budget{}),

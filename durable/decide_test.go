@@ -179,7 +179,7 @@ func decisionEngine(t *testing.T, c decisionCase) (*decisionRig, *traceProvider)
 	}
 	prov := &traceProvider{Provider: llmtest.NewProvider(s), trace: map[string][]string{}}
 	lead := &config.Agent{Name: "lead", Model: "script/test", SystemPrompt: "LEAD", Tools: []string{"read_file", "subagent"},
-		SubAgentsConfig: config.DefaultSubAgentsConfig()}
+		SubagentsConfig: config.DefaultSubagentsConfig()}
 	if c.lead != nil {
 		c.lead(lead)
 	}

@@ -130,11 +130,11 @@ func mcpEngineOn(t *testing.T, exe string) (*delegate.Engine, *seen, *config.Age
 		t.Fatal(err)
 	}
 	rec := &seen{tools: map[string][]string{}}
-	lead := &config.Agent{Name: "lead", Model: "script/test", SystemPrompt: "LEAD", SubAgents: []string{"worker"},
-		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "subagent"},
+	lead := &config.Agent{Name: "lead", Model: "script/test", SystemPrompt: "LEAD", Subagents: []string{"worker"},
+		SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{"mcp__stub__echo", "subagent"},
 		MCPServers: []config.MCPServer{stubServer(t, exe, "own", "ping")}}
 	worker := &config.Agent{Name: "worker", Model: "script/test", SystemPrompt: "WORKER",
-		SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{"mcp__stub__echo", "mcp__stub__other"},
+		SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{"mcp__stub__echo", "mcp__stub__other"},
 		MCPServers: []config.MCPServer{stubServer(t, exe, "mine", "pong")}}
 	mgr := mcp.NewManager([]config.MCPServer{stubServer(t, exe, "stub", "echo", "other")})
 	t.Cleanup(func() { _ = mgr.Close() })

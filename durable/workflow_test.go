@@ -98,7 +98,7 @@ func newEngineWith(t *testing.T, script string) (*delegate.Engine, *countingProv
 	prov := &countingProvider{Provider: llmtest.NewProvider(s), calls: map[string]int{}}
 	def := func(name, prompt string, tools []string, subs ...string) *config.Agent {
 		return &config.Agent{Name: name, Model: "script/test", SystemPrompt: prompt, Tools: tools,
-			SubAgents: subs, SubAgentsConfig: config.DefaultSubAgentsConfig()}
+			Subagents: subs, SubagentsConfig: config.DefaultSubagentsConfig()}
 	}
 	lead := def("lead", "LEAD", []string{}, "worker-a", "worker-b")
 	eng := &delegate.Engine{
@@ -249,7 +249,7 @@ func TestStructuredOutputRepairMatchesALocalRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func() (*delegate.Engine, *countingProvider, *config.Agent) {
 				eng, prov, lead := newEngineWith(t, tc.script)
-				lead.SubAgents = nil
+				lead.Subagents = nil
 				lead.OutputSchema = json.RawMessage(`{"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}`)
 				return eng, prov, lead
 			}
@@ -324,13 +324,13 @@ func TestTreeQuotasMatchALocalRun(t *testing.T) {
 			script := strings.Replace(noRateLimit(treeScript), "  - name: a-read\n", "  - name: a-read\n    latency: 100ms\n", 1)
 			local, _, lead := newEngineWith(t, script)
 			local.Quotas = tc.quotas
-			lead.SubAgentsConfig.Parallel = !tc.sequential
+			lead.SubagentsConfig.Parallel = !tc.sequential
 			want := local.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 			tc.check(t, want)
 
 			eng, _, lead := newEngineWith(t, script)
 			eng.Quotas = tc.quotas
-			lead.SubAgentsConfig.Parallel = !tc.sequential
+			lead.SubagentsConfig.Parallel = !tc.sequential
 			_, got := onTemporal(t, eng, eng, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
 			tc.check(t, &got)
 			// How many tokens were counted when worker-a was stopped

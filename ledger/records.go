@@ -1,9 +1,9 @@
 // Package ledger is the vocabulary of deputy's ledger: the records of runs,
 // their messages, telemetry events and session exchanges, and the ids that
-// name them. It stores nothing. The delegation engine records through an
-// interface over these types (delegate.Ledger), and package store keeps
-// them in SQLite; a program that needs no ledger imports this package
-// without linking a database.
+// name them, and the two interfaces the engine writes through: Recorder
+// (runs, conversations, events) and Sessions (subquery and chat sessions).
+// It stores nothing: package store keeps them in SQLite, and a program that
+// needs no ledger imports this package without linking a database.
 package ledger
 
 import (

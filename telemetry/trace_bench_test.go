@@ -43,8 +43,8 @@ func (models) ForModel(s string) (llm.Provider, llm.ModelRef, error) {
 }
 
 func tree(listeners ...delegate.Listener) (*delegate.Engine, *config.Agent) {
-	root := &config.Agent{Name: "root", Model: "instant/m", SystemPrompt: "ROOT", SubAgents: []string{"child"}, SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
-	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
+	root := &config.Agent{Name: "root", Model: "instant/m", SystemPrompt: "ROOT", Subagents: []string{"child"}, SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{}}
+	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{}}
 	empty := tool.NewRegistry()
 	return &delegate.Engine{Agents: config.NewAgentSet(root, child), Models: models{}, Tools: func(string) *tool.Registry { return empty },
 		Listeners: listeners}, root

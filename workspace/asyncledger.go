@@ -247,6 +247,7 @@ func (l *AsyncLedger) Close() error {
 }
 
 var (
-	_ delegate.Ledger       = (*AsyncLedger)(nil)
+	_ ledger.Recorder       = (*AsyncLedger)(nil)
+	_ ledger.Sessions       = (*AsyncLedger)(nil)
 	_ delegate.MemoryLedger = (*AsyncLedger)(nil)
 )

@@ -109,8 +109,8 @@ func TestCorpusLoadsAndDryRuns(t *testing.T) {
 				t.Errorf("%s: model %q, system %q", a.Name, p.Model, p.System)
 			}
 		case "workflow-orchestrator": // opencode's task tool: call_agent over the other opencode agents
-			if !slices.Contains(tools, "call_agent") || !slices.Contains(a.SubAgents, "reviewer") || p.Model != "anthropic/claude-sonnet-4-20250514" {
-				t.Errorf("%s: model %q, tools %v, sub-agents %v", a.Name, p.Model, tools, a.SubAgents)
+			if !slices.Contains(tools, "call_agent") || !slices.Contains(a.Subagents, "reviewer") || p.Model != "anthropic/claude-sonnet-4-20250514" {
+				t.Errorf("%s: model %q, tools %v, sub-agents %v", a.Name, p.Model, tools, a.Subagents)
 			}
 		case "android-build-expert": // Gemini CLI: its model on Gemini, its tools in deputy's names, edit_file (not Gemini CLI's) left out
 			if p.Model != "gemini/gemini-3.1-flash-lite-preview" || strings.Join(tools, ",") != "read_file,write_file,terminal,grep,find_path" {

@@ -29,6 +29,7 @@ import (
 	"github.com/deputyhq/deputy/config/claude"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/isolate"
+	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/price"
 	"github.com/deputyhq/deputy/llm/providers"
@@ -471,7 +472,7 @@ func (w *Workspace) closure(a *config.Agent) []*config.Agent {
 	seen := map[string]bool{a.Name: true}
 	out := []*config.Agent{a}
 	for i := 0; i < len(out); i++ {
-		for _, n := range out[i].SubAgents {
+		for _, n := range out[i].Subagents {
 			if c, ok := w.Agents.Get(n); ok && !seen[n] {
 				seen[n] = true
 				out = append(out, c)
@@ -593,12 +594,13 @@ func searchKeyEnv(q config.SearchSettings) []string {
 	return []string{config.DefaultBraveKeyEnv}
 }
 
-// Engine builds the delegation engine the settings describe. ledger may be
-// nil (record nothing); listeners receive the engine's events after the
-// telemetry logger.
-func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listener) *delegate.Engine {
-	if st, ok := ledger.(*store.Store); ok && st == nil {
-		ledger = nil // a nil *store.Store is no ledger, not a broken one
+// Engine builds the delegation engine the settings describe. rec may be
+// nil (record nothing); it keeps the subquery sessions too when it can
+// (ledger.Sessions, as *store.Store and *AsyncLedger do). listeners receive
+// the engine's events after the telemetry logger.
+func (w *Workspace) Engine(rec ledger.Recorder, listeners ...delegate.Listener) *delegate.Engine {
+	if st, ok := rec.(*store.Store); ok && st == nil {
+		rec = nil // a nil *store.Store is no ledger, not a broken one
 	}
 	s := w.Settings
 	sub := s.Agent.Subagent
@@ -610,7 +612,7 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 		Models:    w.Models,
 		Tools:     w.Tools,
 		Grant:     w.Grant,
-		Ledger:    ledger,
+		Ledger:    rec,
 		Listeners: listeners,
 		// The log keeps no transient event: as a Logger, it does not
 		// make every run build them.
@@ -642,8 +644,11 @@ func (w *Workspace) Engine(ledger delegate.Ledger, listeners ...delegate.Listene
 	return e
 }
 
-// The SQLite store is one implementation of the engine's ledger.
-var _ delegate.Ledger = (*store.Store)(nil)
+// The SQLite store is the engine's ledger: its recorder and its sessions.
+var (
+	_ ledger.Recorder = (*store.Store)(nil)
+	_ ledger.Sessions = (*store.Store)(nil)
+)
 
 // GrantOf is the grant config.yaml's permissions describe: nil when it
 // restricts nothing. Relative paths start at dir.

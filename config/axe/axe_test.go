@@ -38,8 +38,8 @@ func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 		Files:        []string{"src/**/*.go", "CONTRIBUTING.md"},
 		Workdir:      "/srv/app",
 		Tools:        []string{"read_file", "list_directory", "terminal"},
-		SubAgents:    []string{"test-runner", "lint-checker"},
-		SubAgentsConfig: config.SubAgentsConfig{
+		Subagents:    []string{"test-runner", "lint-checker"},
+		SubagentsConfig: config.SubagentsConfig{
 			MaxDepth: 4, MaxDepthSet: true, Parallel: false, Timeout: 90 * time.Second,
 		},
 		Params: llm.Params{Temperature: configtest.Ptr(0.3), MaxTokens: configtest.Ptr(4096)},

@@ -33,11 +33,11 @@ func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 		// Claude Code's tool names become deputy's; Agent(...) names the
 		// agents it may spawn.
 		Tools:           []string{"read_file", "grep", "find_path", "terminal"},
-		SubAgents:       []string{"explorer", "tester"},
-		Optional:        config.OptionalSubAgents{Names: []string{"explorer", "tester"}, Key: "tools", Form: "Agent(...)"},
+		Subagents:       []string{"explorer", "tester"},
+		Optional:        config.OptionalSubagents{Names: []string{"explorer", "tester"}, Key: "tools", Form: "Agent(...)"},
 		Skills:          []string{"review"}, // preloaded when the file is loaded (LoadAgentFile)
 		MaxTurns:        12,
-		SubAgentsConfig: config.DefaultSubAgentsConfig(),
+		SubagentsConfig: config.DefaultSubagentsConfig(),
 		Path:            path,
 		// permissionMode: acceptEdits asks before terminal commands.
 		Permissions: permission.Rules{Mode: permission.ModeAcceptEdits},

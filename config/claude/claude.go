@@ -64,9 +64,9 @@ func mapAgent(f config.Fields, a *config.Agent) {
 	// Agent(worker, researcher) in tools names the agents this one may
 	// spawn, as sub_agents does.
 	for _, n := range f.CheckNames("tools", spawn) {
-		a.Optional = config.OptionalSubAgents{Names: append(a.Optional.Names, n), Key: "tools", Form: "Agent(...)"}
-		if !slices.Contains(a.SubAgents, n) {
-			a.SubAgents = append(a.SubAgents, n)
+		a.Optional = config.OptionalSubagents{Names: append(a.Optional.Names, n), Key: "tools", Form: "Agent(...)"}
+		if !slices.Contains(a.Subagents, n) {
+			a.Subagents = append(a.Subagents, n)
 		}
 	}
 	a.Tools = permissionMode(f, a, a.Tools)

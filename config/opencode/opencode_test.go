@@ -153,10 +153,10 @@ func TestAgentDirs(t *testing.T) {
 	if sec, _ := set.Get("security"); sec == nil || sec.RootModel != "" || sec.Model != "anthropic/claude-x" {
 		t.Errorf("security %+v", sec)
 	}
-	if lead, _ := set.Get("lead"); lead == nil || !slices.Equal(lead.SubAgents, []string{"docs"}) {
+	if lead, _ := set.Get("lead"); lead == nil || !slices.Equal(lead.Subagents, []string{"docs"}) {
 		t.Errorf("lead %+v", lead)
 	}
-	if g, _ := set.Get("global"); g == nil || !slices.Equal(g.SubAgents, []string{"docs", "lead", "security"}) {
+	if g, _ := set.Get("global"); g == nil || !slices.Equal(g.Subagents, []string{"docs", "lead", "security"}) {
 		t.Errorf("global %+v", g)
 	}
 	var got []string

@@ -99,8 +99,8 @@ type agentDetail struct {
 	Files           []string      `json:"files"`
 	Workdir         string        `json:"workdir"`
 	WorkdirResolved string        `json:"workdir_resolved"`
-	SubAgents       []string      `json:"sub_agents"`
-	SubAgentsConfig subAgentsView `json:"sub_agents_config"`
+	Subagents       []string      `json:"sub_agents"`
+	SubagentsConfig subAgentsView `json:"sub_agents_config"`
 	Params          paramsView    `json:"params"`
 	// Budget is the agent's own [budget] (nil when it sets none); a run
 	// may narrow it further (--max-tokens, an ancestor's budget).
@@ -170,9 +170,9 @@ func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
 	s := summarizeAgent(w, a)
 	d := agentDetail{Name: a.Name, Description: a.Description, Source: a.Source, Path: a.Path, Shadows: s.Shadows,
 		Model: modelOrInherit(a.Model), RootModel: a.RootModel, SystemPrompt: a.SystemPrompt, Files: orEmpty(a.Files),
-		Workdir: a.Workdir, WorkdirResolved: a.ResolveWorkdir(w.Dir), SubAgents: orEmpty(a.SubAgents),
-		SubAgentsConfig: subAgentsView{MaxDepth: a.SubAgentsConfig.MaxDepth, Parallel: a.SubAgentsConfig.Parallel,
-			TimeoutSeconds: int(a.SubAgentsConfig.Timeout.Seconds())},
+		Workdir: a.Workdir, WorkdirResolved: a.ResolveWorkdir(w.Dir), Subagents: orEmpty(a.Subagents),
+		SubagentsConfig: subAgentsView{MaxDepth: a.SubagentsConfig.MaxDepth, Parallel: a.SubagentsConfig.Parallel,
+			TimeoutSeconds: int(a.SubagentsConfig.Timeout.Seconds())},
 		Params: paramsView{Temperature: a.Params.Temperature, MaxTokens: a.Params.MaxTokens, Effort: nonEmpty(a.Params.Effort)},
 		Tools:  a.Tools, MaxTurns: a.MaxTurns, Diagnostics: diagnosticRows(w.Diagnostics.ForFile(a.Path).Sorted())}
 	d.Budget = budgetOf(a.Budget)
@@ -288,9 +288,9 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 	if len(d.MCPServers) > 0 {
 		row("mcp_servers", strings.Join(d.MCPServers, ", "))
 	}
-	row("sub_agents", orDash(strings.Join(d.SubAgents, ", ")))
+	row("sub_agents", orDash(strings.Join(d.Subagents, ", ")))
 	row("sub_agents_config", fmt.Sprintf("max_depth %d, parallel %v, timeout %ds",
-		d.SubAgentsConfig.MaxDepth, d.SubAgentsConfig.Parallel, d.SubAgentsConfig.TimeoutSeconds))
+		d.SubagentsConfig.MaxDepth, d.SubagentsConfig.Parallel, d.SubagentsConfig.TimeoutSeconds))
 	params := []string{}
 	if t := d.Params.Temperature; t != nil {
 		params = append(params, fmt.Sprintf("temperature %g", *t))

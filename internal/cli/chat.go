@@ -71,7 +71,7 @@ The conversation is stored as a session in the ledger; resume it later with
 func defaultChatAgent() *config.Agent {
 	return &config.Agent{Name: "assistant", Description: "a general assistant",
 		SystemPrompt:    "You are a helpful assistant working in the user's terminal. Answer plainly and concisely; use your tools when they help.",
-		SubAgentsConfig: config.DefaultSubAgentsConfig()}
+		SubagentsConfig: config.DefaultSubagentsConfig()}
 }
 
 // lineReader reads lines from the terminal for the chat loop and for

@@ -104,15 +104,10 @@ func withEffort(a *config.Agent, e string) (*config.Agent, error) {
 	return &c, nil
 }
 
-// sessionWindow reads a session's stored exchanges (run's and chat's
-// --session).
-type sessionWindow interface {
-	Window(ctx context.Context, sessionID string, n int) ([]ledger.Exchange, error)
-}
-
-// sessionHistory is the conversation a session's exchanges make, and how
-// many exchanges it has; a session id of "" has none.
-func sessionHistory(ctx context.Context, l sessionWindow, session string) ([]llm.Message, int, error) {
+// sessionHistory is the conversation a session's exchanges make (run's and
+// chat's --session), and how many exchanges it has; a session id of ""
+// has none.
+func sessionHistory(ctx context.Context, l ledger.Sessions, session string) ([]llm.Message, int, error) {
 	if session == "" {
 		return nil, 0, nil
 	}

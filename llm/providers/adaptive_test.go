@@ -57,8 +57,8 @@ func TestAdaptiveConcurrencyUnderA429Limit(t *testing.T) {
 		HTTPClient: &http.Client{Transport: tr},
 		Retry:      config.DefaultSettings().Retry,
 	})
-	root := &config.Agent{Name: "root", Model: "openai/gpt-test", SystemPrompt: "ROOT", SubAgents: []string{"child"}, SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
-	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubAgentsConfig: config.DefaultSubAgentsConfig(), Tools: []string{}}
+	root := &config.Agent{Name: "root", Model: "openai/gpt-test", SystemPrompt: "ROOT", Subagents: []string{"child"}, SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{}}
+	child := &config.Agent{Name: "child", Model: "inherit", SystemPrompt: "CHILD", SubagentsConfig: config.DefaultSubagentsConfig(), Tools: []string{}}
 	tools := builtin.New(builtin.Options{Workdir: t.TempDir()})
 	var retries, queued atomic.Int64
 	eng := &delegate.Engine{

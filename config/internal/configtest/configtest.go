@@ -72,8 +72,8 @@ func CheckAgent(t *testing.T, a *config.Agent, diags config.Diagnostics) {
 	if err := config.ValidAgentName(a.Name); err != nil {
 		t.Errorf("agent with invalid name: %v", err)
 	}
-	c := a.SubAgentsConfig
-	if c.MaxDepth < 1 || c.MaxDepth > config.MaxSubAgentMaxDepth || c.Timeout <= 0 || c.Timeout > 24*time.Hour {
+	c := a.SubagentsConfig
+	if c.MaxDepth < 1 || c.MaxDepth > config.MaxSubagentsMaxDepth || c.Timeout <= 0 || c.Timeout > 24*time.Hour {
 		t.Errorf("sub_agents_config out of range: %+v", c)
 	}
 	if a.MaxTurns < 0 {
