@@ -146,7 +146,7 @@ type Engine struct {
 	Options
 
 	memSessions memSessions
-	memories memEntries
+	memories    memEntries
 	// running maps the id of each run in progress to its cancel.
 	running runningRuns
 	// eventWarned: a failed event write has been logged as a warning.
