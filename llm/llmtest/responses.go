@@ -97,9 +97,10 @@ type rsRequest struct {
 		Effort  string `json:"effort"`
 		Summary string `json:"summary"`
 	} `json:"reasoning"`
-	Store  *bool `json:"store"`
-	Stream bool  `json:"stream"`
-	Text   *struct {
+	Store   *bool    `json:"store"`
+	Stream  bool     `json:"stream"`
+	Include []string `json:"include"`
+	Text    *struct {
 		Format *struct {
 			Type   string          `json:"type"`
 			Name   string          `json:"name"`
@@ -113,6 +114,9 @@ type rsTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	Filters     *struct {
+		AllowedDomains []string `json:"allowed_domains"`
+	} `json:"filters"`
 }
 
 // rsItem is one input item, of any type the fake reads.
@@ -151,9 +155,21 @@ func (wr responsesWire) parse(_ *http.Request, body []byte) (*call, error) {
 	} else if in.Instructions != "" {
 		req.System = in.Instructions
 	}
+	effort := ""
+	if in.Reasoning != nil {
+		effort = in.Reasoning.Effort
+	}
 	for i, t := range in.Tools {
+		if t.Type == "web_search" || t.Type == "web_search_2025_08_26" {
+			spec, he := rsWebSearch(i, t, in.Model, effort)
+			if he != nil {
+				return nil, he
+			}
+			req.Tools = append(req.Tools, spec)
+			continue
+		}
 		if t.Type != "function" {
-			return nil, fmt.Errorf("tools[%d].type: the fake serves function tools only (got %q)", i, t.Type)
+			return nil, fmt.Errorf("tools[%d].type: the fake serves function tools and web_search only (got %q)", i, t.Type)
 		}
 		if t.Name == "" {
 			return nil, fmt.Errorf("tools[%d].name: required", i)
@@ -162,7 +178,7 @@ func (wr responsesWire) parse(_ *http.Request, body []byte) (*call, error) {
 	}
 	req.Params.Temperature = in.Temperature
 	req.Params.MaxTokens = in.MaxOutputTokens
-	c := &call{req: req, stream: in.Stream}
+	c := &call{req: req, stream: in.Stream, sources: slices.Contains(in.Include, "web_search_call.action.sources")}
 	if r := in.Reasoning; r != nil {
 		req.Params.Effort = r.Effort
 		c.summary = r.Summary != "" && r.Summary != "none"
@@ -189,6 +205,9 @@ func (wr responsesWire) parse(_ *http.Request, body []byte) (*call, error) {
 	}
 	if wr.st != nil {
 		c.strict = missingReasoning(items, &wr.st.issued)
+		if c.strict == nil {
+			c.strict = missingSearches(items, &wr.st.issued)
+		}
 	}
 	return c, nil
 }
@@ -231,7 +250,7 @@ func rsInputItems(raw json.RawMessage) ([]rsItem, error) {
 // response's output holds.
 func (it *rsItem) isAssistantItem() bool {
 	switch it.Type {
-	case "reasoning", "function_call":
+	case "reasoning", "function_call", "web_search_call":
 		return true
 	case "message":
 		return it.Role == "assistant"
@@ -270,7 +289,8 @@ func readItems(req *llm.Request, items []rsItem) error {
 			}
 			run = append(run, it.raw)
 			switch it.Type {
-			case "reasoning":
+			case "reasoning", "web_search_call":
+				// A search ran on OpenAI's side: the turn's state, no call.
 				reasoned = true
 			case "function_call":
 				turn.ToolCalls = append(turn.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: json.RawMessage(it.Arguments)})

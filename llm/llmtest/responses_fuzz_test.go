@@ -18,6 +18,13 @@ var responsesSeeds = []string{
 	`{"model": "o3", "input": [{"type": "reasoning", "id": "rs_1"}, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{broken"}]}`,
 	`{"model": "gpt-5.6", "input": [{"type": "function_call_output", "call_id": "x", "output": "o"}]}`,
 	`{"model": "m", "input": [{"type": "web_search_call"}], "tools": [{"type": "web_search"}]}`,
+	`{"model": "gpt-5.6", "store": false, "include": ["web_search_call.action.sources"],
+	  "tools": [{"type": "web_search", "filters": {"allowed_domains": ["example.org"]}}, {"type": "function", "name": "f"}],
+	  "input": [{"role": "user", "content": "q"}, {"type": "reasoning", "id": "rs_llmtest1", "summary": [], "encrypted_content": "llmtest.x.y"},
+	  {"type": "web_search_call", "id": "ws_llmtest1_1", "status": "completed", "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": "https://example.org/"}]}},
+	  {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a ([example.org](https://example.org/))",
+	   "annotations": [{"type": "url_citation", "start_index": 3, "end_index": 39, "url": "https://example.org/", "title": "t"}]}]},
+	  {"role": "user", "content": "more"}]}`,
 	`{"model": "m", "input": []}`,
 	`{"model": 1}`,
 }

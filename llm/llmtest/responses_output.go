@@ -19,12 +19,25 @@ import (
 // The items a reasoning item preceded are remembered in issued, when set.
 func rsOutput(c *call, a *Answer, id string, issued *issuedReasoning) []map[string]any {
 	var out []map[string]any
-	if rid := "rs_" + id; issued != nil && (c.thinks || a.Reasoning != "") {
-		if a.Text != "" || len(a.ToolCalls) == 0 {
-			issued.add("text:"+a.Text, rid)
+	searches, cited := rsSearches(c, a, id)
+	text, annotations := rsCitedText(a.Text, cited)
+	var keys []string // what the turn is known by when it comes back
+	if text != "" || len(a.ToolCalls) == 0 {
+		keys = append(keys, "text:"+text)
+	}
+	for _, tc := range a.ToolCalls {
+		keys = append(keys, "call:"+tc.ID)
+	}
+	for _, k := range keys {
+		if rid := "rs_" + id; issued != nil && (c.thinks || a.Reasoning != "") {
+			issued.add(k, rid)
 		}
-		for _, tc := range a.ToolCalls {
-			issued.add("call:"+tc.ID, rid)
+		if issued != nil && len(searches) > 0 {
+			var ids []string
+			for _, s := range searches {
+				ids = append(ids, s["id"].(string))
+			}
+			issued.add("searches:"+k, strings.Join(ids, ","))
 		}
 	}
 	if c.thinks || a.Reasoning != "" {
@@ -36,9 +49,12 @@ func rsOutput(c *call, a *Answer, id string, issued *issuedReasoning) []map[stri
 		out = append(out, map[string]any{"type": "reasoning", "id": rid, "summary": summary,
 			"encrypted_content": sealReasoning(rid, c.req.Model)})
 	}
+	for _, s := range searches {
+		out = append(out, s)
+	}
 	if a.Text != "" || len(a.ToolCalls) == 0 {
 		out = append(out, map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
-			"content": []any{map[string]any{"type": "output_text", "text": a.Text, "annotations": []any{}}}})
+			"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": annotations}}})
 	}
 	for i, tc := range a.ToolCalls {
 		out = append(out, map[string]any{"type": "function_call", "id": "fc_" + id + "_" + strconv.Itoa(i+1), "status": "completed",
@@ -125,13 +141,23 @@ func (wr responsesWire) events(c *call, a *Answer, id string) []sseEvent {
 				emit("response.reasoning_summary_text.done", map[string]any{"item_id": itemID, "output_index": i, "summary_index": j, "text": text})
 				emit("response.reasoning_summary_part.done", map[string]any{"item_id": itemID, "output_index": i, "summary_index": j, "part": part})
 			}
+		case "web_search_call":
+			for _, step := range []string{"in_progress", "searching", "completed"} {
+				emit("response.web_search_call."+step, map[string]any{"item_id": itemID, "output_index": i})
+			}
 		case "message":
+			part := item["content"].([]any)[0].(map[string]any)
+			text := part["text"].(string)
 			emit("response.content_part.added", map[string]any{"item_id": itemID, "output_index": i, "content_index": 0,
 				"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
-			for _, piece := range splitText(a.Text, 3) {
+			for _, piece := range splitText(text, 3) {
 				emit("response.output_text.delta", map[string]any{"item_id": itemID, "output_index": i, "content_index": 0, "delta": piece})
 			}
-			emit("response.output_text.done", map[string]any{"item_id": itemID, "output_index": i, "content_index": 0, "text": a.Text})
+			for j, an := range part["annotations"].([]any) {
+				emit("response.output_text.annotation.added", map[string]any{"item_id": itemID, "output_index": i, "content_index": 0,
+					"annotation_index": j, "annotation": an})
+			}
+			emit("response.output_text.done", map[string]any{"item_id": itemID, "output_index": i, "content_index": 0, "text": text})
 			emit("response.content_part.done", map[string]any{"item_id": itemID, "output_index": i, "content_index": 0,
 				"part": item["content"].([]any)[0]})
 		case "function_call":
@@ -163,6 +189,8 @@ func rsAdded(item map[string]any) map[string]any {
 		added["role"], added["content"] = "assistant", []any{}
 	case "function_call":
 		added["call_id"], added["name"], added["arguments"] = item["call_id"], item["name"], ""
+	case "web_search_call":
+		added["action"] = map[string]any{"type": "search"}
 	}
 	return added
 }

@@ -47,6 +47,9 @@ type call struct {
 	// that the request asked for a summary of its reasoning (OpenAI's
 	// Responses API).
 	thinks, summary bool
+	// sources is the Responses API's include
+	// web_search_call.action.sources.
+	sources bool
 	// strict, set by parse, is the error a strict server (Script.Strict)
 	// answers instead: what the provider refuses that a lenient fake
 	// lets pass, such as a reasoning model's history without its

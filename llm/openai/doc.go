@@ -15,6 +15,11 @@
 //     llm.Message.State and go back with the next request as they came,
 //     so a tool loop keeps its reasoning. Reasoning summaries are
 //     llm.Message.Reasoning, never answer text, and never sent back.
+//   - A spec with Server is the Responses API's web_search tool on OpenAI's
+//     models that have it (ServerTools; chat completions have none): its
+//     web_search_call items are kept in State, in their place, and go back
+//     with the turn, never a tool call; the searches are
+//     llm.Usage.WebSearches (responses_search.go).
 //   - The SDK never reads the environment here. The client is assembled from
 //     explicit options only; the one place that reads OPENAI_API_KEY,
 //     OPENAI_BASE_URL and OLLAMA_HOST is FromEnv / OllamaFromEnv.

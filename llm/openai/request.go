@@ -162,6 +162,11 @@ func toolParameters(t llm.ToolSpec) (map[string]any, error) {
 
 // toTool translates a tool spec for chat completions.
 func toTool(t llm.ToolSpec) (sdk.ChatCompletionToolUnionParam, error) {
+	if t.Server != nil {
+		// Chat completions have no tool a provider runs (ServerTools
+		// lists none for them).
+		return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: chat completions have no server-side %s tool", t.Name, t.Server.Kind)
+	}
 	params, err := toolParameters(t)
 	if err != nil {
 		return sdk.ChatCompletionToolUnionParam{}, err

@@ -19,6 +19,8 @@ import (
 func FuzzResponsesAnswer(f *testing.F) {
 	f.Add(200, false, []byte(`{"id":"r","status":"completed","model":"gpt-5.6","output":[{"type":"reasoning","id":"rs","summary":[{"type":"summary_text","text":"s"}],"encrypted_content":"e"},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"},{"type":"refusal","refusal":"no"}]},{"type":"function_call","call_id":"c","name":"f","arguments":""}],"usage":{"input_tokens":3,"output_tokens":2,"input_tokens_details":{"cached_tokens":1},"output_tokens_details":{"reasoning_tokens":1}}}`))
 	f.Add(200, false, []byte(`{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[{"type":"web_search_call"}]}`))
+	f.Add(200, false, []byte(`{"status":"completed","output":[{"type":"reasoning","id":"rs","encrypted_content":"e"},{"type":"web_search_call","id":"ws","action":{"type":"search","query":"q"}},`+
+		`{"type":"web_search_call","id":"ws2","action":{"type":"open_page"}},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a","annotations":[{"type":"url_citation","url":"u"}]}]}]}`))
 	f.Add(200, false, []byte(`{"status":"failed","error":{"code":"rate_limit_exceeded","message":"m"}}`))
 	f.Add(200, true, []byte("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{}}\n\n"+
 		"data: {\"type\":\"response.reasoning_summary_part.added\"}\n\ndata: {\"type\":\"response.reasoning_summary_text.delta\",\"delta\":\"r\"}\n\n"+

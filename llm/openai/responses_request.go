@@ -50,7 +50,19 @@ func (p *Provider) responsesParams(req *llm.Request) (responses.ResponseNewParam
 	}
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
 
+	r := reasoningOf(req.Model)
+	if e := req.Params.Effort; e != "" && !r.noEffort {
+		params.Reasoning.Effort = shared.ReasoningEffort(e)
+	}
 	for _, t := range req.Tools {
+		if t.Server != nil {
+			tool, err := webSearchTool(t, req.Model, &params)
+			if err != nil {
+				return params, err
+			}
+			params.Tools = append(params.Tools, tool)
+			continue
+		}
 		schema, err := toolParameters(t)
 		if err != nil {
 			return params, err
@@ -77,10 +89,6 @@ func (p *Provider) responsesParams(req *llm.Request) (responses.ResponseNewParam
 	}
 	if n := req.Params.MaxTokens; n != nil {
 		params.MaxOutputTokens = param.NewOpt(int64(*n))
-	}
-	r := reasoningOf(req.Model)
-	if e := req.Params.Effort; e != "" && !r.noEffort {
-		params.Reasoning.Effort = shared.ReasoningEffort(e)
 	}
 	if r.reasons {
 		params.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
@@ -135,7 +143,9 @@ func appendTurn(items responses.ResponseInputParam, m llm.Message, model string)
 					continue
 				}
 				switch {
-				case it.Type == "reasoning":
+				case it.Type == "reasoning", it.Type == "web_search_call":
+					// A search ran on OpenAI's side: it goes back as it
+					// came, in its place after the reasoning before it.
 					items = append(items, rawItem(raw))
 				case it.Type == "function_call":
 					c, ok := calls[it.CallID]

@@ -80,9 +80,10 @@ func (it *rsItem) answer() string {
 // response that says it failed is that failure, as an *llm.Error of
 // provider. model is the request's model, which the turn's State names.
 // The turn's
-// reasoning, message and function call items are kept, in order and as
-// they came, in State when it holds a reasoning item (a model that does
-// not reason has nothing to send back but what the message says).
+// reasoning, web search, message and function call items are kept, in
+// order and as they came, in State when it holds a reasoning or search
+// item (otherwise there is nothing to send back but what the message
+// says).
 func fromResponse(body []byte, model, provider string) (*llm.Response, error) {
 	var r rsResponse
 	if err := json.Unmarshal(body, &r); err != nil {
@@ -98,16 +99,25 @@ func fromResponse(body []byte, model, provider string) (*llm.Response, error) {
 	msg := llm.Message{Role: llm.RoleAssistant}
 	var kept []json.RawMessage
 	var reasoning []string
-	reasoned := false
+	stateful := false // a reasoning or search item to send back
 	refusal := ""
+	var searched int64
 	for _, raw := range r.Output {
 		var it rsItem
 		if err := json.Unmarshal(raw, &it); err != nil {
 			return nil, err
 		}
 		switch it.Type {
+		case "web_search_call":
+			// OpenAI's own search (responses_search.go): no call deputy
+			// runs, kept for the next request.
+			var s rsSearch
+			if json.Unmarshal(raw, &s) == nil && s.billed() {
+				searched++
+			}
+			stateful = true
 		case "reasoning":
-			reasoned = true
+			stateful = true
 			for _, s := range it.Summary {
 				if s.Text != "" {
 					reasoning = append(reasoning, s.Text)
@@ -120,8 +130,8 @@ func fromResponse(body []byte, model, provider string) (*llm.Response, error) {
 		case "function_call":
 			msg.ToolCalls = append(msg.ToolCalls, toolCall(it.CallID, it.Name, it.Arguments))
 		default:
-			// Only function tools are offered: an item of another kind
-			// (a hosted tool's call) cannot be answered, nor sent back.
+			// Function tools and the web search are offered: an item of
+			// another kind cannot be answered, nor sent back.
 			continue
 		}
 		kept = append(kept, raw)
@@ -131,7 +141,7 @@ func fromResponse(body []byte, model, provider string) (*llm.Response, error) {
 		msg.Content = refusal
 	}
 	msg.Reasoning = strings.Join(reasoning, "\n\n")
-	if reasoned {
+	if stateful {
 		data, err := json.Marshal(kept)
 		if err != nil {
 			return nil, err
@@ -146,6 +156,7 @@ func fromResponse(body []byte, model, provider string) (*llm.Response, error) {
 			CacheReadTokens: u.InputTokensDetails.CachedTokens, CacheWriteTokens: u.InputTokensDetails.CacheWriteTokens,
 			ReasoningTokens: u.OutputTokensDetails.ReasoningTokens}
 	}
+	resp.Usage.WebSearches = searched
 	return resp, nil
 }
 

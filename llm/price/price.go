@@ -44,11 +44,15 @@ var Sources = []string{
 	"https://platform.openai.com/docs/pricing (input, cached input, output; standard tier)",
 	"https://ai.google.dev/gemini-api/docs/pricing (paid tier; Gemini 2.5 Pro's prompts over 200k tokens at their own price; cache storage not included)",
 	"https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool and the pricing page's tool use section (read 2026-11-28: web search $10 per 1,000 searches on every model that has it, besides the tokens of its results)",
+	"https://developers.openai.com/api/docs/pricing and guides/tools-web-search (read 2026-11-28: the web_search tool, $10 per 1,000 calls besides the tokens of its results, on every model that has it; gpt-4.1-nano has none)",
 }
 
-// anthropicSearch is Anthropic's web search tool, in US dollars per 1,000
-// searches (Sources).
-const anthropicSearch = 10
+// anthropicSearch is Anthropic's web search tool, and openAISearch the
+// Responses API's, in US dollars per 1,000 searches (Sources).
+const (
+	anthropicSearch = 10
+	openAISearch    = 10
+)
 
 // builtin is keyed by "provider/model" as written in deputy's model strings.
 var builtin = map[string]Price{
@@ -72,23 +76,23 @@ var builtin = map[string]Price{
 	"anthropic/claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1},
 	"anthropic/claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30},
 
-	"openai/gpt-5.5":      {Input: 5, Output: 30, CacheRead: 0.50},
-	"openai/gpt-5.4":      {Input: 2.50, Output: 15, CacheRead: 0.25},
-	"openai/gpt-5.4-mini": {Input: 0.75, Output: 4.50, CacheRead: 0.075},
-	"openai/gpt-5.4-nano": {Input: 0.20, Output: 1.25, CacheRead: 0.02},
-	"openai/gpt-5":        {Input: 1.25, Output: 10, CacheRead: 0.125},
-	"openai/gpt-5-mini":   {Input: 0.25, Output: 2, CacheRead: 0.025},
-	"openai/gpt-5-nano":   {Input: 0.05, Output: 0.40, CacheRead: 0.005},
-	"openai/gpt-4.1":      {Input: 2, Output: 8, CacheRead: 0.50},
-	"openai/gpt-4.1-mini": {Input: 0.40, Output: 1.60, CacheRead: 0.10},
+	"openai/gpt-5.5":      {Input: 5, Output: 30, CacheRead: 0.50, WebSearch: openAISearch},
+	"openai/gpt-5.4":      {Input: 2.50, Output: 15, CacheRead: 0.25, WebSearch: openAISearch},
+	"openai/gpt-5.4-mini": {Input: 0.75, Output: 4.50, CacheRead: 0.075, WebSearch: openAISearch},
+	"openai/gpt-5.4-nano": {Input: 0.20, Output: 1.25, CacheRead: 0.02, WebSearch: openAISearch},
+	"openai/gpt-5":        {Input: 1.25, Output: 10, CacheRead: 0.125, WebSearch: openAISearch},
+	"openai/gpt-5-mini":   {Input: 0.25, Output: 2, CacheRead: 0.025, WebSearch: openAISearch},
+	"openai/gpt-5-nano":   {Input: 0.05, Output: 0.40, CacheRead: 0.005, WebSearch: openAISearch},
+	"openai/gpt-4.1":      {Input: 2, Output: 8, CacheRead: 0.50, WebSearch: openAISearch},
+	"openai/gpt-4.1-mini": {Input: 0.40, Output: 1.60, CacheRead: 0.10, WebSearch: openAISearch},
 	"openai/gpt-4.1-nano": {Input: 0.10, Output: 0.40, CacheRead: 0.025},
-	"openai/gpt-4o":       {Input: 2.50, Output: 10, CacheRead: 1.25},
+	"openai/gpt-4o":       {Input: 2.50, Output: 10, CacheRead: 1.25, WebSearch: openAISearch},
 	// The first gpt-4o snapshot keeps its own, higher price (and no cached
 	// rate): a dated name must not take the undated entry's.
 	"openai/gpt-4o-2024-05-13": {Input: 5, Output: 15},
-	"openai/gpt-4o-mini":       {Input: 0.15, Output: 0.60, CacheRead: 0.075},
-	"openai/o3":                {Input: 2, Output: 8, CacheRead: 0.50},
-	"openai/o4-mini":           {Input: 1.10, Output: 4.40, CacheRead: 0.275},
+	"openai/gpt-4o-mini":       {Input: 0.15, Output: 0.60, CacheRead: 0.075, WebSearch: openAISearch},
+	"openai/o3":                {Input: 2, Output: 8, CacheRead: 0.50, WebSearch: openAISearch},
+	"openai/o4-mini":           {Input: 1.10, Output: 4.40, CacheRead: 0.275, WebSearch: openAISearch},
 
 	"gemini/gemini-2.5-pro": {Input: 1.25, Output: 10, CacheRead: 0.125,
 		LongOver: 200_000, Long: &Price{Input: 2.50, Output: 15, CacheRead: 0.25}},

@@ -46,7 +46,8 @@ func TestCost(t *testing.T) {
 		// price counts none.
 		{"anthropic/claude-sonnet-5-5", llm.Usage{InputTokens: 1e6, OutputTokens: 1e6, WebSearches: 3}, 12 + 0.03, true},
 		{"anthropic/claude-sonnet-4-5", llm.Usage{InputTokens: 300_000, WebSearches: 1000}, 0.3*6 + 10, true},
-		{"openai/gpt-4.1-mini", llm.Usage{WebSearches: 5}, 0, true},
+		{"openai/gpt-4.1-nano", llm.Usage{WebSearches: 5}, 0, true},
+		{"openai/gpt-5.5", llm.Usage{WebSearches: 5}, 0.05, true},
 		// OpenAI has no cache-write price: written tokens are plain input.
 		{"openai/gpt-5", llm.Usage{InputTokens: 1e6, CacheWriteTokens: 1e6}, 1.25, true},
 		// Overridden and added prices.
