@@ -7,9 +7,11 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/internal/cli/live"
 	"github.com/deputyhq/deputy/store"
 )
@@ -25,8 +27,17 @@ type replayFlags struct {
 // nothing; users of it know this line.
 const errReplayUsage = "Must specify --list or --id"
 
-// childKinds are the kinds of run a parent spawns: what replay lists.
-var childKinds = []store.Kind{store.KindSubagent, store.KindCallAgent, store.KindSubquery}
+// childKinds are the kinds of run a parent spawns through deputy's front
+// doors (call_agent, subagent, the subqueries): what replay lists.
+var childKinds = sync.OnceValue(func() []store.Kind {
+	var kinds []store.Kind
+	for _, d := range (&delegate.Engine{}).FrontDoors() {
+		if !slices.Contains(kinds, d.Kind()) {
+			kinds = append(kinds, d.Kind())
+		}
+	}
+	return kinds
+})
 
 func newReplayCmd(g *globalFlags) *cobra.Command {
 	f := &replayFlags{}
@@ -90,7 +101,7 @@ func replayList(cmd *cobra.Command, g *globalFlags, f *replayFlags) error {
 		defer st.Close()
 		// One bounded query per kind, merged: the newest N children are
 		// among the newest N of each kind.
-		for _, kind := range childKinds {
+		for _, kind := range childKinds() {
 			rs, err := st.ListRuns(cmd.Context(), store.RunFilter{Kind: kind, Limit: f.limit})
 			if err != nil {
 				return failed(err)
@@ -139,7 +150,7 @@ func replayID(cmd *cobra.Command, g *globalFlags, f *replayFlags) error {
 		defer st.Close()
 	}
 	var children []store.RunFilter
-	for _, k := range childKinds {
+	for _, k := range childKinds() {
 		children = append(children, store.RunFilter{Kind: k})
 	}
 	c, err := loadConversation(cmd, st, f.id, children...)
