@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -34,13 +33,13 @@ type fetchArgs struct {
 type fetchTool struct {
 	tool.Tool
 	e *env
-	// agentHosts, when set, is the agent's own allow-list; a host must
-	// pass it and the env's.
-	agentHosts []string
+	// hosts are the allow-lists the tool was narrowed to (an agent's
+	// allowed_hosts, the run's grant); a host must pass each and the env's.
+	hosts hostLists
 }
 
-func newFetchTool(e *env, agentHosts []string) *fetchTool {
-	f := &fetchTool{e: e, agentHosts: agentHosts}
+func newFetchTool(e *env, hosts hostLists) *fetchTool {
+	f := &fetchTool{e: e, hosts: hosts}
 	desc := "Fetch a URL with HTTP GET and return its body as text (HTML is reduced to readable text)."
 	if hosts := f.allowList(); len(hosts) > 0 {
 		desc += " Allowed hosts: " + strings.Join(hosts, ", ") + "."
@@ -58,28 +57,28 @@ func (f *fetchTool) NarrowHosts(hosts []string) tool.Tool {
 	if len(hosts) == 0 {
 		return f
 	}
-	return newFetchTool(f.e, append(slices.Clone(f.agentHosts), hosts...))
+	return newFetchTool(f.e, f.hosts.and(hosts))
 }
 
-// allowList is the list the model is told about: the agent's when it has
-// one, else the env's.
+// allowList is the list the model is told about: the hosts the lists it
+// was narrowed to share when it was narrowed, else the env's.
 func (f *fetchTool) allowList() []string {
-	if len(f.agentHosts) > 0 {
-		return f.agentHosts
+	if len(f.hosts) > 0 {
+		return f.hosts.entries()
 	}
 	return f.e.opts.FetchAllowHosts
 }
 
-// allowed applies both lists.
+// allowed applies the env's list and each the tool was narrowed to.
 func (f *fetchTool) allowed(u *url.URL) bool {
-	return f.e.hostAllowed(u) && (len(f.agentHosts) == 0 || hostInList(u, f.agentHosts))
+	return f.e.hostAllowed(u) && f.hosts.allows(u)
 }
 
 // explicitlyAllowed reports a host the user named in an allow-list: only
 // such a host may resolve to a loopback, private or link-local address.
 func (f *fetchTool) explicitlyAllowed(host string) bool {
 	host = strings.ToLower(strings.Trim(strings.TrimSuffix(host, "."), "[]"))
-	for _, list := range [][]string{f.e.opts.FetchAllowHosts, f.agentHosts} {
+	for _, list := range append(hostLists{f.e.opts.FetchAllowHosts}, f.hosts...) {
 		for _, entry := range list {
 			entry = strings.ToLower(strings.TrimSpace(entry))
 			if h, _, err := net.SplitHostPort(entry); err == nil {
@@ -197,7 +196,11 @@ func (f *fetchTool) fetch(ctx context.Context, a fetchArgs) (tool.Result, error)
 		return tool.Errorf("host %q is an address in a non-standard spelling; write an IPv4 address as four decimal numbers (a.b.c.d)", u.Hostname()), nil
 	}
 	if !f.allowed(u) {
-		return tool.Errorf("fetching from host %q is not allowed (allowed: %s)", u.Hostname(), strings.Join(f.allowList(), ", ")), nil
+		allowed := strings.Join(f.allowList(), ", ")
+		if allowed == "" {
+			allowed = "no host"
+		}
+		return tool.Errorf("fetching from host %q is not allowed (allowed: %s)", u.Hostname(), allowed), nil
 	}
 	client := e.opts.HTTPClient
 	if client == nil {
@@ -276,19 +279,6 @@ func (e *env) hostAllowed(u *url.URL) bool {
 		return true
 	}
 	return hostInList(u, e.opts.FetchAllowHosts)
-}
-
-// hostInList reports whether u's host is an entry of list or a subdomain of
-// one.
-func hostInList(u *url.URL, list []string) bool {
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	for _, entry := range list {
-		entry = hostEntry(entry)
-		if entry != "" && (host == entry || strings.HasSuffix(host, "."+entry)) {
-			return true
-		}
-	}
-	return false
 }
 
 // hostEntry is the host an entry of a host list names, lower case,

@@ -223,3 +223,19 @@ func (c *countingMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.n.Add(1)
 	c.mux.ServeHTTP(w, r)
 }
+
+// A fetch narrowed twice (an agent's allowed_hosts, then the run's
+// permissions.hosts) reaches only the hosts both lists allow.
+func TestFetchNarrowedTwiceOnlyNarrows(t *testing.T) {
+	srv := fetchServer(t)
+	r, _ := testRegistry(t, Options{HTTPClient: srv.Client()}, nil)
+	tl, _ := r.Get(Fetch)
+	narrow := func(t tool.Tool, hosts ...string) tool.Tool { return t.(tool.HostNarrower).NarrowHosts(hosts) }
+
+	twice := tool.NewRegistry(narrow(narrow(tl, "127.0.0.1", "example.com"), "example.com"))
+	wantErr(t, call(t, twice, Fetch, map[string]any{"url": srv.URL + "/text"}), `fetching from host "127.0.0.1" is not allowed (allowed: example.com)`)
+	disjoint := tool.NewRegistry(narrow(narrow(tl, "127.0.0.1"), "example.com"))
+	wantErr(t, call(t, disjoint, Fetch, map[string]any{"url": srv.URL + "/text"}), `fetching from host "127.0.0.1" is not allowed (allowed: no host)`)
+	again := tool.NewRegistry(narrow(narrow(tl, "127.0.0.1"), "127.0.0.1:8080"))
+	wantOK(t, call(t, again, Fetch, map[string]any{"url": srv.URL + "/text"}), "plain hello")
+}

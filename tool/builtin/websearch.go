@@ -79,15 +79,17 @@ type webSearchArgs struct {
 type webSearchTool struct {
 	tool.Tool
 	e *env
-	// agentHosts, when set, are the only hosts whose results are shown.
-	agentHosts []string
+	// hosts are the allow-lists the tool was narrowed to (an agent's
+	// allowed_hosts, the run's grant): only results whose host passes
+	// each are shown.
+	hosts hostLists
 }
 
-func newWebSearchTool(e *env, agentHosts []string) *webSearchTool {
-	w := &webSearchTool{e: e, agentHosts: agentHosts}
+func newWebSearchTool(e *env, hosts hostLists) *webSearchTool {
+	w := &webSearchTool{e: e, hosts: hosts}
 	desc := "Search the web. Returns the results' titles, URLs and snippets; read a page with fetch."
-	if len(agentHosts) > 0 {
-		desc += " Only results from these hosts are returned: " + strings.Join(agentHosts, ", ") + "."
+	if len(hosts) > 0 {
+		desc += " Only results from these hosts are returned: " + strings.Join(hosts.entries(), ", ") + "."
 	}
 	w.Tool = tool.New(WebSearch, desc, w.search)
 	return w
@@ -101,7 +103,16 @@ func (w *webSearchTool) NarrowHosts(hosts []string) tool.Tool {
 	if len(hosts) == 0 {
 		return w
 	}
-	return newWebSearchTool(w.e, append(slices.Clone(w.agentHosts), hosts...))
+	n := newWebSearchTool(w.e, w.hosts.and(hosts))
+	if len(n.hosts.entries()) == 0 {
+		// Not a ServerBacked tool: a provider's search given no domains
+		// would search every host.
+		return tool.New(WebSearch, "Search the web (no host's results may be shown to this agent).",
+			func(context.Context, webSearchArgs) (tool.Result, error) {
+				return tool.Errorf("web_search may return results from no host: the lists of hosts this agent may reach (allowed_hosts, permissions.hosts in config.yaml) share none"), nil
+			})
+	}
+	return n
 }
 
 // ServerTool implements tool.ServerBacked: the provider's own search,
@@ -110,7 +121,7 @@ func (w *webSearchTool) NarrowHosts(hosts []string) tool.Tool {
 // its subdomains; no port, no "*.").
 func (w *webSearchTool) ServerTool() llm.ServerTool {
 	var domains []string
-	for _, h := range w.agentHosts {
+	for _, h := range w.hosts.entries() {
 		if d := hostEntry(h); d != "" && !slices.Contains(domains, d) {
 			domains = append(domains, d)
 		}
@@ -163,7 +174,7 @@ func (w *webSearchTool) keeps(raw string, allowed, blocked []string) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return false
 	}
-	if len(w.agentHosts) > 0 && !hostInList(u, w.agentHosts) {
+	if !w.hosts.allows(u) {
 		return false
 	}
 	if len(allowed) > 0 && !hostInList(u, allowed) {

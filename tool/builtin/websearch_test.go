@@ -186,3 +186,40 @@ func FuzzSearchAnswer(f *testing.F) {
 		}
 	})
 }
+
+// A tool narrowed twice (an agent's allowed_hosts, then the run's
+// permissions.hosts) keeps to the hosts both lists allow: each narrowing
+// only takes hosts away, for the results and for the provider's search.
+// Lists that share no host leave a web_search that refuses, with no
+// provider search (whose empty list of domains would mean every host).
+func TestWebSearchNarrowedTwiceOnlyNarrows(t *testing.T) {
+	srv, seen := searchServer(t)
+	r, _ := testRegistry(t, Options{Search: &SearchAPI{Kind: SearchSearXNG, URL: srv.URL}}, nil)
+	tl, _ := r.Get(WebSearch)
+	narrow := func(t tool.Tool, hosts ...string) tool.Tool { return t.(tool.HostNarrower).NarrowHosts(hosts) }
+
+	both := narrow(narrow(tl, "go.dev"), "blog.go.dev")
+	res := runTool(t, both, `{"query":"go"}`)
+	if !strings.Contains(res.Content, "blog.go.dev") || strings.Contains(res.Content, "https://go.dev/doc") {
+		t.Errorf("go.dev, then blog.go.dev: %q", res.Content)
+	}
+	if got := both.(tool.ServerBacked).ServerTool().AllowedDomains; !slices.Equal(got, []string{"blog.go.dev"}) {
+		t.Errorf("go.dev, then blog.go.dev: allowed domains %q", got)
+	}
+	if d := both.Spec().Description; !strings.HasSuffix(d, "Only results from these hosts are returned: blog.go.dev.") {
+		t.Errorf("description %q", d)
+	}
+
+	asked := len(*seen)
+	none := narrow(narrow(tl, "go.dev"), "example.org")
+	if _, ok := none.(tool.ServerBacked); ok {
+		t.Errorf("a web_search that may show no host is offered as the provider's search")
+	}
+	res = runTool(t, none, `{"query":"go"}`)
+	if !res.IsError || res.Content != "web_search may return results from no host: the lists of hosts this agent may reach (allowed_hosts, permissions.hosts in config.yaml) share none" {
+		t.Errorf("go.dev, then example.org: %+v", res)
+	}
+	if len(*seen) != asked {
+		t.Errorf("the search API was called")
+	}
+}
