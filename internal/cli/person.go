@@ -149,6 +149,9 @@ type streamPerson struct {
 // maxEarly bounds the answers kept for requests not yet asked.
 const maxEarly = 1024
 
+// maxBadLines is how many lines of stdin that are not answers are reported.
+const maxBadLines = 3
+
 func newStreamPerson(in io.Reader, warn io.Writer) *streamPerson {
 	p := &streamPerson{warn: warn, waiting: map[string]chan streamReply{}, early: map[string]streamReply{}, gone: make(chan struct{})}
 	go p.read(in)
@@ -168,13 +171,20 @@ type streamAnswer struct {
 func (p *streamPerson) read(in io.Reader) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	bad := 0
 	for n := 1; sc.Scan(); n++ {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
 		id, reply, err := parseStreamAnswer(sc.Bytes())
 		if err != nil {
-			fmt.Fprintf(p.warn, "deputy: warning: stdin line %d: %v; ignored (an answer is a JSON object, see docs/observability.md)\n", n, err)
+			// A few warnings, not one a line of a file piped in as if it
+			// were the task's context.
+			if bad++; bad <= maxBadLines {
+				fmt.Fprintf(p.warn, "deputy: warning: stdin line %d: %v; ignored (under --stream-json stdin carries answers, each a JSON object: see docs/observability.md)\n", n, err)
+			} else if bad == maxBadLines+1 {
+				fmt.Fprintln(p.warn, "deputy: warning: stdin: more lines that are not answers; they are ignored without a word")
+			}
 			continue
 		}
 		reply.line = n

@@ -66,7 +66,7 @@ func TestStreamPerson(t *testing.T) {
 	if _, err := p.Ask(ctx, &approval.Request{ID: "after", Kind: approval.KindApproval}); err != approval.ErrNobody {
 		t.Errorf("after stdin ended: %v", err)
 	}
-	want := "deputy: warning: stdin line 2: not an answer: invalid character 'o' in literal null (expecting 'u'); ignored (an answer is a JSON object, see docs/observability.md)\n" +
+	want := "deputy: warning: stdin line 2: not an answer: invalid character 'o' in literal null (expecting 'u'); ignored (under --stream-json stdin carries answers, each a JSON object: see docs/observability.md)\n" +
 		"deputy: warning: stdin line 3 answers the approval late as if it were a question; taken as a refusal\n"
 	if warn.String() != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", warn.String(), want)
@@ -107,4 +107,15 @@ func FuzzViewApprovals(f *testing.F) {
 		}
 		printApprovals(io.Discard, views)
 	})
+}
+
+// A file piped in under --stream-json (as if it were the task's context)
+// gets a few warnings, not one a line.
+func TestStreamPersonWarnsAFewTimes(t *testing.T) {
+	var warn strings.Builder
+	p := newStreamPerson(strings.NewReader(strings.Repeat("diff --git a/x b/x\n", 50)), &warn)
+	<-p.gone
+	if n := strings.Count(warn.String(), "\n"); n != maxBadLines+1 || !strings.HasSuffix(warn.String(), "they are ignored without a word\n") {
+		t.Errorf("%d warnings:\n%s", n, warn.String())
+	}
 }
