@@ -76,6 +76,7 @@ type repo struct {
 	gitDir string // its own git directory
 	common string // the repository's common git directory
 	prefix string // the directory asked about, relative to top ("" or "a/b/")
+	head   string // the commit checked out; "" on a branch with no commit yet
 }
 
 // locate finds the working tree dir is in.
@@ -84,8 +85,12 @@ func (m *Manager) locate(ctx context.Context, dir string) (repo, error) {
 		return repo{}, &Unavailable{Dir: dir, Reason: err.Error()}
 	}
 	out, err := m.git(ctx, command{dir: dir, args: []string{"rev-parse", "--path-format=absolute",
-		"--is-inside-work-tree", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-prefix"}})
-	if err != nil {
+		"--is-inside-work-tree", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-prefix",
+		"--verify", "--quiet", "HEAD^{commit}"}})
+	// On a branch with no commit yet, HEAD does not verify: exit status 1,
+	// the rest answered.
+	unborn := err != nil && exitCode(err) == 1 && strings.Count(string(out), "\n") >= 4
+	if err != nil && !unborn {
 		var ge *GitError
 		if errors.As(err, &ge) {
 			if strings.Contains(ge.Stderr, "not a git repository") {
@@ -103,8 +108,12 @@ func (m *Manager) locate(ctx context.Context, dir string) (repo, error) {
 		return repo{}, &Unavailable{Dir: dir, Reason: dir + " is not in a git working tree"}
 	}
 	r := repo{top: lines[1], gitDir: lines[2], common: lines[3]}
-	if len(lines) > 4 {
-		r.prefix = lines[4]
+	rest := lines[4:] // the prefix (a trailing empty one was trimmed), then HEAD
+	if !unborn && len(rest) > 0 {
+		r.head, rest = rest[len(rest)-1], rest[:len(rest)-1]
+	}
+	if len(rest) > 0 {
+		r.prefix = rest[0]
 	}
 	return r, nil
 }
@@ -144,11 +153,7 @@ func (m *Manager) Create(ctx context.Context, dir, id string) (*Worktree, error)
 	if op := inProgress(r.gitDir); op != "" {
 		return nil, &Unavailable{Dir: dir, Reason: op + " is in progress in " + r.top}
 	}
-	head, err := m.head(ctx, r.top)
-	if err != nil {
-		return nil, err
-	}
-	base, err := m.snapshot(ctx, r, head, "deputy: the working state run "+id+" started from")
+	base, err := m.snapshot(ctx, r, r.head, "deputy: the working state run "+id+" started from")
 	if err != nil {
 		return nil, err
 	}
@@ -167,14 +172,20 @@ func (m *Manager) Create(ctx context.Context, dir, id string) (*Worktree, error)
 	return w, nil
 }
 
-// addWorktree runs git worktree add with args, one at a time in a
-// repository: two at once can read each other's half-written records
-// ("failed to read .git/worktrees/X/commondir").
+// addWorktree runs git worktree add with args, registering the worktree
+// one at a time in a repository (two at once can read each other's
+// half-written records: "failed to read .git/worktrees/X/commondir"), and
+// then fills it, which is most of the work in a large tree, outside the
+// lock: siblings check out their files at the same time.
 func (m *Manager) addWorktree(ctx context.Context, w *Worktree, args ...string) error {
 	lock := m.lockFor("worktrees:" + w.Common)
 	lock.Lock()
-	defer lock.Unlock()
-	_, err := m.git(ctx, command{dir: w.Common, args: append([]string{"worktree", "add", "--quiet"}, args...)})
+	_, err := m.git(ctx, command{dir: w.Common, args: append([]string{"worktree", "add", "--quiet", "--no-checkout"}, args...)})
+	lock.Unlock()
+	if err != nil {
+		return err
+	}
+	_, err = m.git(ctx, command{dir: w.Path, args: []string{"read-tree", "-u", "--reset", "HEAD"}})
 	return err
 }
 
@@ -191,28 +202,20 @@ func validID(id string) bool {
 	return true
 }
 
-// head is the commit checked out in the working tree at top, or "" on a
-// branch with no commit yet.
-func (m *Manager) head(ctx context.Context, top string) (string, error) {
-	out, err := m.git(ctx, command{dir: top, args: []string{"rev-parse", "--quiet", "--verify", "HEAD^{commit}"}})
-	if err != nil {
-		if exitCode(err) == 1 {
-			return "", nil // unborn
-		}
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // Commit records the worktree's files, as they are, on its branch with
 // message, and sets w.Commit to the branch's tip. A run that changed
 // nothing gets no commit: w.Commit is then its branch's tip as it was.
 func (m *Manager) Commit(ctx context.Context, w *Worktree, message string) error {
 	ref := "refs/heads/" + w.Branch
-	tip, err := m.line(ctx, command{dir: w.Path, args: []string{"rev-parse", "--verify", ref}})
+	out, err := m.git(ctx, command{dir: w.Path, args: []string{"rev-parse", ref, ref + "^{tree}", "--"}})
 	if err != nil {
 		return err
 	}
+	lines := strings.Fields(string(out)) // the two ids, then "--"
+	if len(lines) < 2 {
+		return fmt.Errorf("isolate: git rev-parse %s: no commit and tree in %q", ref, out)
+	}
+	tip, tipTree := lines[0], lines[1]
 	// The worktree's own index, not the user's.
 	if _, err := m.git(ctx, command{dir: w.Path, args: []string{"add", "--all"}}); err != nil {
 		return err
@@ -221,16 +224,12 @@ func (m *Manager) Commit(ctx context.Context, w *Worktree, message string) error
 	if err != nil {
 		return err
 	}
-	tipTree, err := m.line(ctx, command{dir: w.Path, args: []string{"rev-parse", tip + "^{tree}"}})
-	if err != nil {
-		return err
-	}
 	if tree == tipTree {
 		w.Commit = tip
 		return nil
 	}
 	parent := tip
-	if !m.isAncestor(ctx, w.Path, w.Base, tip) {
+	if tip != w.Base && !m.isAncestor(ctx, w.Path, w.Base, tip) {
 		// The run moved its branch away from where it started (a reset in
 		// its terminal): its files are still its work, on top of Base.
 		parent = w.Base
@@ -295,14 +294,8 @@ func (m *Manager) Remove(ctx context.Context, w *Worktree, keepBranch bool) erro
 	if _, err := os.Stat(w.Common); err != nil {
 		return nil // the repository, and its branches, are gone
 	}
-	ref := "refs/heads/" + w.Branch
-	if _, err := m.git(ctx, command{dir: w.Common, args: []string{"rev-parse", "--verify", "--quiet", ref}}); err != nil {
-		if exitCode(err) == 1 {
-			return nil // no such branch
-		}
-		return err
-	}
-	_, err := m.git(ctx, command{dir: w.Common, args: []string{"update-ref", "-m", "deputy: remove", "-d", ref}})
+	// Deleting a branch that is not there succeeds.
+	_, err := m.git(ctx, command{dir: w.Common, args: []string{"update-ref", "-m", "deputy: remove", "-d", "refs/heads/" + w.Branch}})
 	return err
 }
 
