@@ -202,6 +202,9 @@ func (e *Engine) bringBack(ctx context.Context, parent *Scope, id, label, task s
 	}
 	bg := context.WithoutCancel(ctx)
 	res, err := e.settleWork(ctx, w, env, label, task, turn)
+	// The next sibling's merge need not wait for this one's worktree to be
+	// removed (thousands of files, in a large repository).
+	turn.Done()
 	if err != nil {
 		e.warn("isolation: the child's work stays in its worktree", id, label, err)
 		res = &isolate.Result{Status: isolate.Kept, Branch: w.Branch, Worktree: w.Path, Reason: err.Error()}
