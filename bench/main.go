@@ -34,8 +34,9 @@ type options struct {
 	keep                bool
 	cpuprofile          string // directory for deputy's CPU profiles, one a run
 	rows                string
-	runs                [7]int // runs per row, by row number
+	runs                [8]int // runs per row, by row number
 	children            int    // row 4's width
+	iso                 isoOptions
 	idealSpec           string // internal: act as the ideal client
 }
 
@@ -46,13 +47,16 @@ func run() error {
 	flag.StringVar(&o.axeSrc, "axe-src", "", "axe source directory (a clone of github.com/jrswab/axe) to build with go build")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (agents, scripts, ledgers) and print its path")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of every deputy run into this directory (rowN-RUN.pprof, through DEPUTY_CPUPROFILE), timed runs only, for go tool pprof; the timings then include the profiler's cost")
-	flag.StringVar(&o.rows, "rows", "1,2,3,4,5,6", "rows to run, comma-separated (5 is row 4 with concurrency: 20000; 6 is row 1 with 1,000 agent files installed)")
+	flag.StringVar(&o.rows, "rows", "1,2,3,4,5,6", "rows to run, comma-separated (5 is row 4 with concurrency: 20000; 6 is row 1 with 1,000 agent files installed; 7, isolated children in a git repository, runs only when named)")
 	flag.IntVar(&o.runs[1], "n1", 22, "runs of each program for row 1 (zero latency)")
 	flag.IntVar(&o.runs[2], "n2", 7, "runs of each program for row 2 (nested 3×3)")
 	flag.IntVar(&o.runs[3], "n3", 5, "runs of each program for row 3 (flat 256)")
 	flag.IntVar(&o.runs[4], "n4", 5, "runs of deputy for rows 4 and 5 (10,000 children), and as many of their baseline")
 	flag.IntVar(&o.runs[6], "n6", 22, "runs of each program for row 6 (1,000 agent files installed)")
 	flag.IntVar(&o.children, "children", 10000, "row 4's number of children")
+	flag.IntVar(&o.runs[7], "n7", 5, "runs of each program for row 7 (isolated children)")
+	flag.IntVar(&o.iso.children, "isolated", 32, "row 7's number of isolated children")
+	flag.IntVar(&o.iso.files, "files", 10000, "row 7's number of files in the repository")
 	flag.StringVar(&o.idealSpec, "ideal", "", "internal: run the ideal client from this JSON file")
 	flag.Parse()
 	if o.idealSpec != "" {
@@ -79,13 +83,17 @@ func run() error {
 	if o.children < 1 {
 		return fmt.Errorf("-children must be at least 1")
 	}
+	o.iso.runs = o.runs[7]
+	if o.iso.children < 1 || o.iso.files < 1 {
+		return fmt.Errorf("-isolated and -files must be at least 1")
+	}
 	want := map[int]bool{}
 	for _, r := range strings.Split(o.rows, ",") {
 		switch r = strings.TrimSpace(r); r {
-		case "1", "2", "3", "4", "5", "6":
+		case "1", "2", "3", "4", "5", "6", "7":
 			want[int(r[0]-'0')] = true
 		default:
-			return fmt.Errorf("-rows: %q is not a row (1 to 6)", r)
+			return fmt.Errorf("-rows: %q is not a row (1 to 7)", r)
 		}
 	}
 
@@ -114,7 +122,16 @@ func run() error {
 		}
 		rows = append(rows, r)
 	}
+	var iso isoResult
+	if want[7] {
+		if iso, err = b.measureIsolation(o.iso); err != nil {
+			return fmt.Errorf("row 7 (isolation): %w", err)
+		}
+	}
 	b.printTable(os.Stdout, rows)
+	if want[7] {
+		printIsolation(os.Stdout, iso)
+	}
 	return nil
 }
 

@@ -75,6 +75,8 @@ type program struct {
 	stdin string
 	want  string
 	env   []string // added to the row's environment
+	// timeout bounds one run; 0 is 5 minutes.
+	timeout time.Duration
 }
 
 // result is a row's medians by program name (deputy, axe, ideal, and
@@ -223,7 +225,11 @@ func (b *bench) idealProgram(t tree, addr, dir string) (program, error) {
 // runOnce runs p and times it from start to exit; a run that fails or
 // answers anything but p.want is an error, never a sample.
 func (b *bench) runOnce(p program, env []string, dir string) (sample, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	timeout := p.timeout
+	if timeout == 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.args[0], p.args[1:]...)
 	cmd.Env, cmd.Dir = env, dir

@@ -19,7 +19,11 @@ func (b *bench) printTable(w io.Writer, rows []result) {
 	if b.axe != "" {
 		fmt.Fprintf(w, "; axe: %s", orNone(b.axeRev, b.axePath))
 	}
-	fmt.Fprint(w, "\n\n")
+	fmt.Fprint(w, "\n")
+	if len(rows) == 0 {
+		return // row 7 alone: its own table
+	}
+	fmt.Fprint(w, "\n")
 	fmt.Fprintln(w, "| work | axe | deputy | ideal | deputy/axe | deputy/ideal | axe/ideal |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
 	for _, r := range rows {
