@@ -287,7 +287,8 @@ func NewModels(s *config.Settings, dir string) *providers.Registry {
 		resp = -1 // as for idle
 	}
 	return providers.NewRegistry(providers.Config{Custom: custom, BuiltinWireAPI: s.BuiltinWireAPI, Retry: s.Retry,
-		IdleTimeout: idle, ResponseTimeout: resp, Dir: dir, OtherKeyEnv: searchKeyEnv(s.Search)})
+		IdleTimeout: idle, ResponseTimeout: resp, Dir: dir, OtherKeyEnv: searchKeyEnv(s.Search),
+		Capabilities: capability.NewTable(s.Capabilities)})
 }
 
 // LintOptions are the checks Load applies to agent files: which providers

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 const (
@@ -49,6 +50,9 @@ type Options struct {
 	// of Headers, which are always redacted. The providers registry passes
 	// every configured key here, so no adapter can echo another's.
 	Secrets *llm.Secrets
+	// Capabilities says how each model thinks (level or budget, the
+	// budget's range); nil means capability.Default, the embedded table.
+	Capabilities *capability.Table
 }
 
 // FromEnv returns the Options that the environment asks for: the API key

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 // Provider is an llm.Provider over the Gemini API. It is safe for concurrent
@@ -25,6 +26,7 @@ type Provider struct {
 	// without one.
 	callPrefix string
 	callSeq    atomic.Int64
+	caps       *capability.Table
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -74,7 +76,7 @@ func New(opts Options) (*Provider, error) {
 	if idle == 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &Provider{name: name, client: client, idle: idle, respTO: llm.ResponseTimeoutOrDefault(opts.ResponseTimeout), secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers), callPrefix: newCallPrefix()}, nil
+	return &Provider{name: name, client: client, idle: idle, respTO: llm.ResponseTimeoutOrDefault(opts.ResponseTimeout), secrets: opts.Secrets.WithCredentials(opts.APIKey, opts.Headers), callPrefix: newCallPrefix(), caps: opts.Capabilities}, nil
 }
 
 // Name returns the provider name given in Options (default "gemini").

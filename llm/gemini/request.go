@@ -63,7 +63,7 @@ func (p *Provider) buildRequest(req *llm.Request) ([]*genai.Content, *genai.Gene
 		}
 		cfg.Tools = []*genai.Tool{tool}
 	}
-	cfg.ThinkingConfig = thinkingConfig(req.Model, req.Params.Effort)
+	cfg.ThinkingConfig = thinkingConfig(p.caps, req.Model, req.Params.Effort)
 	contents, err := p.buildContents(req.Model, req.Messages)
 	if err != nil {
 		return nil, nil, err

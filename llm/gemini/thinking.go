@@ -18,9 +18,10 @@ import (
 var effortBudget = map[string]int32{"none": 0, "minimal": 0, "low": 1024, "medium": 8192, "high": 24576}
 
 // thinkingConfig is the request's thinking settings for model and effort
-// ("" leaves the level or budget to the model), nil when there are none.
-func thinkingConfig(model, effort string) *genai.ThinkingConfig {
-	m, known := capability.Default.Lookup("gemini/" + strings.TrimPrefix(model, "models/"))
+// ("" leaves the level or budget to the model), nil when there are none;
+// caps says how the model thinks.
+func thinkingConfig(caps *capability.Table, model, effort string) *genai.ThinkingConfig {
+	m, known := caps.Lookup("gemini/" + strings.TrimPrefix(model, "models/"))
 	switch {
 	case known && m.Thinking == capability.ThinkingLevel:
 		c := &genai.ThinkingConfig{IncludeThoughts: true}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 // Defaults of Options.
@@ -75,6 +76,9 @@ type Options struct {
 	// of Headers, which are always redacted. The providers registry passes
 	// every configured key here, so no adapter can echo another's.
 	Secrets *llm.Secrets
+	// Capabilities says which of OpenAI's models reason and take an
+	// effort; nil means capability.Default, the embedded table.
+	Capabilities *capability.Table
 	// MaxTokensField is the request field that carries Params.MaxTokens:
 	// MaxTokensField or MaxCompletionTokensField. "" picks
 	// max_completion_tokens when Name is "openai" and max_tokens otherwise.

@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 // Provider is an llm.Provider over the chat completions API. It is safe for
@@ -34,6 +35,7 @@ type Provider struct {
 	// this key (an organization that is not verified): later requests
 	// ask for none.
 	noSummary atomic.Bool
+	caps      *capability.Table
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -98,6 +100,7 @@ func New(opts Options) (*Provider, error) {
 		idleTimeout:    idle,
 		respTimeout:    llm.ResponseTimeoutOrDefault(opts.ResponseTimeout),
 		maxTokensField: field,
+		caps:           opts.Capabilities,
 		chat:           sdk.NewChatCompletionService(reqOpts...),
 		resp:           responses.NewResponseService(reqOpts...),
 		wire:           opts.WireAPI,

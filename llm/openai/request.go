@@ -61,7 +61,7 @@ func (p *Provider) buildParams(req *llm.Request) (sdk.ChatCompletionNewParams, e
 	if t := req.Params.Temperature; t != nil {
 		params.Temperature = sdk.Float(*t)
 	}
-	if e := req.Params.Effort; e != "" && !reasoningOf(req.Model).noEffort {
+	if e := req.Params.Effort; e != "" && !p.reasoningOf(req.Model).noEffort {
 		// Where the model takes one: OpenAI's own models that do not
 		// reason refuse the field; a compatible server passes it on to
 		// the model it serves (vLLM, Ollama and OpenRouter read it).

@@ -50,7 +50,7 @@ func (p *Provider) responsesParams(req *llm.Request) (responses.ResponseNewParam
 	}
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
 
-	r := reasoningOf(req.Model)
+	r := p.reasoningOf(req.Model)
 	if e := req.Params.Effort; e != "" && !r.noEffort {
 		params.Reasoning.Effort = shared.ReasoningEffort(e)
 	}

@@ -54,19 +54,19 @@ type reasoning struct {
 	reasons  bool
 }
 
-// capTable is the embedded capability table, without the user's
-// overrides: the adapter only needs to know which of OpenAI's models
-// reason.
-var capTable = capability.NewTable(nil)
-
-// reasoningOf reads the capability table (llm/capability, dated there)
-// for OpenAI's model of that name. A model the table does not know takes
-// an effort if the caller sets one, and is taken for a reasoning model
-// when its name is of OpenAI's reasoning families (gpt-5.x but the chat
-// models, the o-series).
-func reasoningOf(model string) reasoning {
+// reasoningOf reads the capability table (llm/capability, dated there;
+// config.yaml's overrides laid over it, Options.Capabilities) for the
+// provider's model of that name, else OpenAI's. A model the table does
+// not know takes an effort if the caller sets one, and is taken for a
+// reasoning model when its name is of OpenAI's reasoning families
+// (gpt-5.x but the chat models, the o-series).
+func (p *Provider) reasoningOf(model string) reasoning {
 	name := strings.TrimPrefix(strings.ToLower(model), "ft:")
-	if m, ok := capTable.Lookup("openai/" + name); ok {
+	m, ok := p.caps.Lookup(p.name + "/" + name)
+	if !ok {
+		m, ok = p.caps.Lookup("openai/" + name)
+	}
+	if ok {
 		return reasoning{noEffort: m.NoEffort, reasons: m.Thinking == capability.ThinkingEffort}
 	}
 	reasons := OpenAIFamily(name) && !strings.HasPrefix(name, "gpt-4") && !strings.Contains(name, "-chat")

@@ -21,7 +21,7 @@ func (r *Registry) buildOpenAI() (llm.Provider, error) {
 		return nil, missingKey(OpenAI, "OPENAI_API_KEY")
 	}
 	opts.WireAPI = r.cfg.BuiltinWireAPI[OpenAI]
-	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
+	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets, opts.Capabilities = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets(), r.cfg.Capabilities
 	g := r.gate(OpenAI, opts.BaseURL, opts.APIKey)
 	opts.HTTPClient = g.Client(opts.HTTPClient)
 	return gatedNew(g, openai.New, opts, "OPENAI_BASE_URL")
@@ -31,7 +31,7 @@ func (r *Registry) buildOllama() (llm.Provider, error) {
 	// A local Ollama needs no key.
 	opts := openai.OllamaFromEnv(r.getenv)
 	opts.WireAPI = r.cfg.BuiltinWireAPI[Ollama]
-	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
+	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets, opts.Capabilities = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets(), r.cfg.Capabilities
 	g := r.gate(Ollama, opts.BaseURL, opts.APIKey)
 	opts.HTTPClient = g.Client(opts.HTTPClient)
 	return gatedNew(g, openai.New, opts, "OLLAMA_HOST")
@@ -43,7 +43,7 @@ func (r *Registry) buildAnthropic() (llm.Provider, error) {
 		return nil, missingKey(Anthropic, "ANTHROPIC_API_KEY")
 	}
 	opts.Name = Anthropic
-	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
+	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets, opts.Capabilities = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets(), r.cfg.Capabilities
 	g := r.gate(Anthropic, opts.BaseURL, opts.APIKey)
 	opts.HTTPClient = g.Client(opts.HTTPClient)
 	return gatedNew(g, anthropic.New, opts, "ANTHROPIC_BASE_URL")
@@ -55,7 +55,7 @@ func (r *Registry) buildGemini() (llm.Provider, error) {
 		return nil, missingKey(Gemini, "GEMINI_API_KEY (or GOOGLE_API_KEY)")
 	}
 	opts.Name = Gemini
-	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets()
+	opts.HTTPClient, opts.IdleTimeout, opts.ResponseTimeout, opts.Secrets, opts.Capabilities = r.cfg.HTTPClient, r.cfg.IdleTimeout, r.cfg.ResponseTimeout, r.Secrets(), r.cfg.Capabilities
 	g := r.gate(Gemini, opts.BaseURL, opts.APIKey)
 	opts.HTTPClient = g.Client(opts.HTTPClient)
 	return gatedNew(g, gemini.New, opts, "the Gemini options")
@@ -77,6 +77,7 @@ func (r *Registry) buildCustom(name string, c Custom) (llm.Provider, error) {
 		IdleTimeout:     r.cfg.IdleTimeout,
 		ResponseTimeout: r.cfg.ResponseTimeout,
 		Secrets:         r.Secrets(),
+		Capabilities:    r.cfg.Capabilities,
 	}
 	if env := strings.TrimSpace(c.APIKeyEnv); env != "" {
 		opts.APIKey = strings.TrimSpace(r.getenv(env))

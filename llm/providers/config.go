@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 )
 
 // Custom describes a named provider defined in the configuration, such as a
@@ -51,6 +52,10 @@ type Config struct {
 	// HTTPClient, when set, sends every provider's requests (tests point it
 	// at a fake server).
 	HTTPClient *http.Client
+	// Capabilities is the capability table with config.yaml's overrides,
+	// which the adapters read for what each model takes (output limit,
+	// thinking control, effort); nil means the embedded table.
+	Capabilities *capability.Table
 	// OtherKeyEnv names variables holding other secrets deputy uses (a
 	// search API's key): KeyEnvNames lists them, so that commands never
 	// see them and Secrets redacts them, as the providers' keys.

@@ -98,13 +98,13 @@ func (r *Registry) buildHosted(name string, h hosted, model string) (llm.Provide
 	hint := override + " (default " + h.baseURL + ")"
 	if wire == Anthropic {
 		opts := anthropic.Options{Name: name, APIKey: key, BaseURL: base,
-			HTTPClient: r.cfg.HTTPClient, IdleTimeout: r.cfg.IdleTimeout, Secrets: r.Secrets()}
+			HTTPClient: r.cfg.HTTPClient, IdleTimeout: r.cfg.IdleTimeout, Secrets: r.Secrets(), Capabilities: r.cfg.Capabilities}
 		return wrapNew(anthropic.New, opts, hint)
 	}
 	if !strings.HasSuffix(base, "/") {
 		base += "/" // the OpenAI SDK joins paths onto a base ending in '/'
 	}
 	opts := openai.Options{Name: name, APIKey: key, BaseURL: base,
-		HTTPClient: r.cfg.HTTPClient, IdleTimeout: r.cfg.IdleTimeout, Secrets: r.Secrets()}
+		HTTPClient: r.cfg.HTTPClient, IdleTimeout: r.cfg.IdleTimeout, Secrets: r.Secrets(), Capabilities: r.cfg.Capabilities}
 	return wrapNew(openai.New, opts, hint)
 }

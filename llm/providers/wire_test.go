@@ -3,10 +3,12 @@ package providers_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/llm/capability"
 	"github.com/deputyhq/deputy/llm/llmtest"
 	"github.com/deputyhq/deputy/llm/providers"
 )
@@ -95,3 +97,52 @@ func TestWireAPIRefused(t *testing.T) {
 		t.Fatal("a wire API of grpc was accepted")
 	}
 }
+
+// config.yaml's capabilities reach the adapters that read the table: the
+// Anthropic adapter's default max_tokens is the model's output limit as
+// overridden, Gemini's thinking budget keeps to the overridden range, and
+// an OpenAI-wire model the table is told reasons is asked for its
+// encrypted reasoning. (Before, each adapter read the embedded table.)
+func TestCapabilitiesReachAdapters(t *testing.T) {
+	budgetMin := 2048
+	maxOut := 64000
+	caps := capability.NewTable(map[string]capability.Override{
+		"anthropic/claude-sonnet-5-5": {MaxOutput: &maxOut},
+		"gemini/gemini-2.5-flash":     {BudgetMin: &budgetMin},
+		"local/reasoner":              {Thinking: ptr(capability.ThinkingEffort)},
+	})
+	for _, tt := range []struct {
+		model, effort, want string
+	}{
+		{"anthropic/claude-sonnet-5-5", "", `"max_tokens":64000`},
+		{"gemini/gemini-2.5-flash", "low", `"thinkingBudget":2048`},
+		{"local/reasoner", "", `"include":["reasoning.encrypted_content"]`},
+	} {
+		t.Run(tt.model, func(t *testing.T) {
+			srv := llmtest.StartServer(t, llmtest.MustParseScript("rules: [{reply: {text: ok}}]\n"))
+			env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL(), "GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": srv.URL()}
+			tr := &http.Transport{}
+			t.Cleanup(tr.CloseIdleConnections)
+			reg := providers.NewRegistry(providers.Config{
+				Custom:       map[string]providers.Custom{"local": {BaseURL: srv.URL() + "/v1/", WireAPI: "responses"}},
+				Retry:        llm.RetryPolicy{MaxAttempts: 1, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond},
+				Getenv:       func(k string) string { return env[k] },
+				HTTPClient:   &http.Client{Transport: tr},
+				Capabilities: caps,
+			})
+			p, ref, err := reg.ForModel(tt.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := &llm.Request{Model: ref.Model, Messages: []llm.Message{llm.UserMessage("hi")}, Params: llm.Params{Effort: tt.effort}}
+			if _, err := p.Generate(t.Context(), req, nil); err != nil {
+				t.Fatal(err)
+			}
+			if body := string(srv.Requests()[0].Body); !strings.Contains(body, tt.want) {
+				t.Errorf("body %s, want %s", body, tt.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
