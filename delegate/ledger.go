@@ -153,6 +153,10 @@ func (e *Engine) record(ctx context.Context, s *Scope, r *run, start time.Time) 
 		if s.ParentID == "" && s.tree != nil {
 			row.Isolation = s.tree.isolation
 		}
+		if s.ParentID == "" {
+			// What the root was started with (--effort), for a resume.
+			row.Effort = r.Params.Effort
+		}
 		// The call that spawns a child, so that a resumed parent finds it
 		// again.
 		row.ToolCallID = r.ToolCallID
@@ -194,7 +198,7 @@ func (e *Engine) appendMessage(ctx context.Context, s *Scope, seq int, m llm.Mes
 	row := &ledger.Message{RunID: s.RunID, Seq: seq, Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID,
 		ToolName: m.ToolName, IsError: m.IsError, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
-		Reasoning: m.Reasoning, CreatedAt: time.Now()}
+		WebSearches: u.WebSearches, Reasoning: m.Reasoning, CreatedAt: time.Now()}
 	if len(m.ToolCalls) > 0 {
 		row.ToolCalls, _ = json.Marshal(m.ToolCalls)
 	}

@@ -113,6 +113,11 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 		return fail(err)
 	}
 	r.Budget = req.Budget
+	if root.Effort != "" {
+		// The effort it was started with (run --effort), not what the
+		// agent file says now.
+		r.Params.Effort = root.Effort
+	}
 	if err := e.resumeFrom(ctx, plan, &r, root); err != nil {
 		return fail(err)
 	}
@@ -167,7 +172,8 @@ func loadPlan(ctx context.Context, rl ResumeLedger, rootID string) (*resumePlan,
 			var sum llm.Usage
 			for _, m := range msgs {
 				call := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens}
+					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens,
+					WebSearches: m.WebSearches}
 				if call == (llm.Usage{}) {
 					continue // not a model call's answer
 				}
@@ -259,7 +265,8 @@ func (e *Engine) resumeFrom(ctx context.Context, p *resumePlan, r *run, row ledg
 			if msg.Role == llm.RoleAssistant {
 				res.turns++
 				u := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens}
+					CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens,
+					WebSearches: m.WebSearches}
 				res.usage = res.usage.Add(u)
 				res.calls = append(res.calls, u)
 			}

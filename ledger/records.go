@@ -105,6 +105,10 @@ type Run struct {
 	// Isolation, on a root, is the isolation its whole tree runs with
 	// (run --isolation): "worktree", or "" for none.
 	Isolation string
+	// Effort, on a root, is the reasoning effort it was started with (run
+	// --effort, else its agent's), which a resume goes on with; "" for
+	// none.
+	Effort string
 }
 
 // ExecutorTemporal is the Executor of a run that lives on Temporal.
@@ -157,7 +161,10 @@ type Message struct {
 	InputTokens, OutputTokens         int64
 	CacheReadTokens, CacheWriteTokens int64
 	ReasoningTokens                   int64
-	CreatedAt                         time.Time // now when zero
+	// WebSearches counts the searches the provider's own web search ran
+	// in that call (llm.Usage.WebSearches), billed per search.
+	WebSearches int64
+	CreatedAt   time.Time // now when zero
 }
 
 // Event is one telemetry event (spawn, complete, error, truncation, ...).

@@ -47,7 +47,7 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 			}
 		}
 		var err error
-		if !calls.Valid && m.ToolCallID == "" && m.ToolName == "" && !m.IsError && !state.Valid && m.Reasoning == "" {
+		if !calls.Valid && m.ToolCallID == "" && m.ToolName == "" && !m.IsError && !state.Valid && m.Reasoning == "" && m.WebSearches == 0 {
 			// A task or a plain answer: fewer values to bind (see
 			// insertStartingRun), the rest are the columns' defaults.
 			_, err = t.exec(insertTextMessage, m.RunID, seq, wordArg(m.Role), m.Content, m.InputTokens, m.OutputTokens,
@@ -55,7 +55,7 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 		} else {
 			_, err = t.exec(insertMessage, m.RunID, seq, wordArg(m.Role), m.Content, calls,
 				m.ToolCallID, m.ToolName, m.IsError, m.InputTokens, m.OutputTokens, m.CacheReadTokens, m.CacheWriteTokens,
-				m.ReasoningTokens, state, m.Reasoning, created.UnixNano())
+				m.ReasoningTokens, state, m.Reasoning, m.WebSearches, created.UnixNano())
 		}
 		switch sqliteCode(err) {
 		case codeConstraintForeignKey:
@@ -81,18 +81,19 @@ const nextMessageSeq = `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE run
 
 const insertMessage = `INSERT INTO messages
     (run_id, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, input_tokens, output_tokens,
-     cache_read_tokens, cache_write_tokens, reasoning_tokens, state, reasoning, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+     cache_read_tokens, cache_write_tokens, reasoning_tokens, state, reasoning, web_searches, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // insertTextMessage is insertMessage for a message with no tool calls, no
-// provider state and no reasoning, and that is no tool result.
+// provider state, no reasoning and no web search, and that is no tool
+// result.
 const insertTextMessage = `INSERT INTO messages
     (run_id, seq, role, content, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const messagesOfRun = `SELECT run_id, seq, role, content, tool_calls, tool_call_id, tool_name,
     is_error, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
-    state, reasoning, created_at
+    state, reasoning, web_searches, created_at
     FROM messages WHERE run_id = ? ORDER BY seq`
 
 // Messages returns a run's messages in order.
@@ -114,7 +115,7 @@ func scanMessage(sc scanner) (Message, error) {
 	var created sql.NullInt64
 	err := sc.Scan(&m.RunID, &m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName,
 		&m.IsError, &m.InputTokens, &m.OutputTokens, &m.CacheReadTokens, &m.CacheWriteTokens, &m.ReasoningTokens,
-		&state, &m.Reasoning, &created)
+		&state, &m.Reasoning, &m.WebSearches, &created)
 	m.ToolCalls, m.State, m.CreatedAt = fromJSONColumn(calls), fromJSONColumn(state), fromNanos(created)
 	return m, err
 }

@@ -36,6 +36,8 @@ func TestMessagesRoundTrip(t *testing.T) {
 			State: json.RawMessage(`{"format":"anthropic","data":[{"type":"thinking","thinking":"x","signature":"EqQB"}, {"type":"text","text":"done"}]}`)},
 		{Role: "assistant", Content: "thought, no state", Reasoning: "a summary only"},
 		{Role: "assistant", Content: "counted only", OutputTokens: 3, ReasoningTokens: 2},
+		// A call whose provider searched the web: the searches are billed.
+		{Role: "assistant", Content: "found", InputTokens: 900, OutputTokens: 30, WebSearches: 2},
 	}
 	for i := range in {
 		in[i].RunID = r.ID

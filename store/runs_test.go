@@ -63,6 +63,13 @@ func TestStartingRunRoundTrip(t *testing.T) {
 	want := Run{ID: NewID(), ParentID: root.ID, RootID: root.ID, Agent: "leaf", Kind: KindCallAgent, Depth: 1,
 		Model: "openai/gpt-x", Status: StatusRunning, StartedAt: start, Task: "part 1", ToolCallID: "call_1",
 		Workdir: "/src", Attempt: 1, AttemptStartedAt: start, BudgetTokens: 500, BudgetUSD: 0.25}
+	// A root keeps the effort it was started with, for a resume.
+	effortRoot := Run{ID: NewID(), Agent: "lead", Kind: KindRoot, Model: "openai/gpt-x", Status: StatusRunning,
+		StartedAt: start, Task: "t", Attempt: 1, AttemptStartedAt: start, Effort: "high"}
+	mustCreate(t, s, &effortRoot)
+	if got, err := s.GetRun(ctx, effortRoot.ID); err != nil || got.Effort != "high" {
+		t.Errorf("root's effort read back as %+v, %v", got, err)
+	}
 	for _, finished := range []bool{false, true} {
 		r := want
 		if finished {

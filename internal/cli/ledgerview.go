@@ -242,7 +242,8 @@ func viewMessages(ms []store.Message) []messageView {
 			v.ToolCalls = nil // shown raw below rather than lost
 		}
 		u := llm.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-			CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens}
+			CacheReadTokens: m.CacheReadTokens, CacheWriteTokens: m.CacheWriteTokens, ReasoningTokens: m.ReasoningTokens,
+			WebSearches: m.WebSearches}
 		if u != (llm.Usage{}) {
 			v.Usage = &u
 		}
