@@ -32,6 +32,9 @@ var ruleTools = map[string][]string{
 	"LS":              {"list_directory"},
 	"WebFetch":        {"fetch"},
 	"AskUserQuestion": {"ask_user"},
+	"WebSearch":       {"web_search"},
+	"TodoWrite":       {"todo_write"},
+	"TodoRead":        {"todo_read"},
 	"Agent":           {"call_agent"},
 	"Task":            {"call_agent"},
 }

@@ -27,7 +27,9 @@ func TestReadRule(t *testing.T) {
 		{in: "Agent(Explore)", want: []string{"call_agent(Explore)"}},
 		{in: "Agent", want: []string{"call_agent", "subagent"}},
 		{in: "mcp__github__*", want: []string{"mcp__github__*"}},
-		{in: "WebSearch", err: `rule "WebSearch": WebSearch is a Claude Code tool deputy does not have`},
+		{in: "WebSearch", want: []string{"web_search"}},
+		{in: "TodoWrite", want: []string{"todo_write"}},
+		{in: "NotebookRead", err: `rule "NotebookRead": NotebookRead is a Claude Code tool deputy does not have`},
 		{in: "WebFetch(go.dev)", err: `rule "WebFetch(go.dev)": rule fetch(go.dev): a fetch pattern is domain:HOST, such as domain:*.go.dev`},
 		{in: "Bash(", err: `rule "Bash(": the pattern must end the rule with ')'`},
 	} {
@@ -51,8 +53,8 @@ func TestReadRule(t *testing.T) {
 // A Claude Code agent's disallowedTools: entries with a pattern are deny
 // rules of the agent, bare names take the tool away.
 func TestDisallowedToolsRules(t *testing.T) {
-	a, diags := Dialect.ParseMarkdown([]byte("---\nname: m\ndescription: d\ndisallowedTools: Bash(rm:*), Write, Agent(deployer), WebSearch(x)\n---\nGo.\n"), "m.md")
-	if d := cmp.Diff([]string{`warning: m.md:4: disallowedTools: rule "WebSearch(x)": WebSearch is a Claude Code tool deputy does not have; left out`}, configtest.DiagStrings(diags)); d != "" {
+	a, diags := Dialect.ParseMarkdown([]byte("---\nname: m\ndescription: d\ndisallowedTools: Bash(rm:*), Write, Agent(deployer), NotebookRead(x)\n---\nGo.\n"), "m.md")
+	if d := cmp.Diff([]string{`warning: m.md:4: disallowedTools: rule "NotebookRead(x)": NotebookRead is a Claude Code tool deputy does not have; left out`}, configtest.DiagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{"deny terminal(rm:*)", "deny call_agent(deployer)"}, a.Permissions.Lines()); d != "" {
@@ -68,20 +70,20 @@ func TestPermissions(t *testing.T) {
 	user, project := filepath.Join(root, "home", ".claude"), filepath.Join(root, "proj", ".claude")
 	configtest.WriteFiles(t, root, map[string]string{
 		"home/.claude/settings.json":       `{"permissions": {"deny": ["Read(~/.ssh/**)"], "defaultMode": "default"}}`,
-		"proj/.claude/settings.json":       `{"permissions": {"deny": ["Bash(rm:*)", "WebSearch", 7], "ask": ["Edit(/src/**)"], "allow": ["Bash(npm run test:*)"]}}`,
+		"proj/.claude/settings.json":       `{"permissions": {"deny": ["Bash(rm:*)", "WebSearch", "NotebookRead", 7], "ask": ["Edit(/src/**)"], "allow": ["Bash(npm run test:*)"]}}`,
 		"proj/.claude/settings.local.json": `{"permissions": {"defaultMode": "acceptEdits", "additionalDirectories": ["../x"]}}`,
 	})
 	rs, diags := Permissions([]string{user, project, filepath.Join(root, "none")})
 	src := filepath.ToSlash(filepath.Join(root, "proj", "src"))
 	want := []string{"allow terminal(npm run test:*)", "ask edit_file(" + src + "/**)", "ask write_file(" + src + "/**)",
 		"deny read_file(~/.ssh/**)", "deny grep(~/.ssh/**)", "deny find_path(~/.ssh/**)", "deny list_directory(~/.ssh/**)",
-		"deny terminal(rm:*)", "mode acceptEdits"}
+		"deny terminal(rm:*)", "deny web_search", "mode acceptEdits"}
 	if d := cmp.Diff(want, rs.Lines()); d != "" {
 		t.Errorf("rules (-want +got):\n%s", d)
 	}
 	p := filepath.Join(project, "settings.json")
 	if d := cmp.Diff([]string{
-		"warning: " + p + ": permissions.deny: rule \"WebSearch\": WebSearch is a Claude Code tool deputy does not have; left out",
+		"warning: " + p + ": permissions.deny: rule \"NotebookRead\": NotebookRead is a Claude Code tool deputy does not have; left out",
 		"warning: " + p + ": permissions.deny: 7 is not a rule (a string); left out",
 	}, configtest.DiagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
