@@ -16,6 +16,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/text"
+	"github.com/deputyhq/deputy/permission"
 )
 
 // Source is Agent.Source of the agents found in opencode's directories
@@ -170,41 +171,41 @@ func setRule(rules []rule, r rule) []rule {
 var opencodeTools = []struct{ deputy, opencode string }{
 	{"read_file", "read"}, {"write_file", "edit"}, {"edit_file", "edit"}, {"find_path", "glob"},
 	{"grep", "grep"}, {"list_directory", "list"}, {"terminal", "bash"}, {"fetch", "webfetch"},
-	{"ask_user", "question"}, {"todo_write", "todowrite"}, {"todo_read", "todoread"},
+	{"ask_user", "question"}, {"todo_write", "todowrite"}, {"todo_read", "todoread"}, {"web_search", "websearch"},
 }
 
 // missingTools are opencode's tools deputy does not have.
-var missingTools = []string{"websearch", "codesearch", "lsp", "skill"}
+var missingTools = []string{"codesearch", "lsp", "skill"}
 
 // applyPermissions keeps the deputy tools the rules allow, as opencode
 // evaluates them: the last rule that matches a tool decides, and a tool no
-// rule matches is allowed (question, denied). deputy does not ask before a
-// tool runs and cannot allow a tool for some commands or paths only, so a
-// tool whose rule says ask, or has patterns that do not all allow, is left
-// out, with a warning: the agent never gets more than its file grants.
+// rule matches is allowed (question, denied). A tool whose rule says ask
+// is kept with an ask rule of the agent's: the person who runs the root
+// is asked before each call, as opencode asks. Rules for some commands or
+// paths only are decided in opencode by the last pattern that matches,
+// which deputy's rules (deny before ask before allow) cannot say, so a
+// tool whose patterns do not all allow is left out, with a warning: the
+// agent never gets more than its file grants.
 func applyPermissions(f config.Fields, a *config.Agent, rs []rule) {
-	var ask, partial []string
+	var partial []string
 	for _, t := range opencodeTools {
 		r, ok := decide(rs, t.opencode)
-		allowed := !ok && t.opencode != "question" || ok && r.action == "allow"
+		allowed := !ok && t.opencode != "question" || ok && (r.action == "allow" || r.action == "ask")
 		if ok && r.action == "" {
 			allowed = !slices.ContainsFunc(r.patterns, func(p [2]string) bool { return p[1] != "allow" })
 			if !allowed && !slices.Contains(partial, t.opencode) {
 				partial = append(partial, t.opencode)
 			}
 		}
-		if ok && r.action == "ask" && !slices.Contains(ask, t.opencode) {
-			ask = append(ask, t.opencode)
+		if ok && r.action == "ask" {
+			addRule(&a.Permissions.Ask, a, t.deputy, "")
 		}
 		if !allowed && !slices.Contains(a.DisallowedTools, t.deputy) {
 			a.DisallowedTools = append(a.DisallowedTools, t.deputy)
 		}
 	}
-	if len(ask) > 0 {
-		f.Warnf("permission", "%s: \"ask\" is not honoured (deputy does not ask before a tool runs), so these tools are left out", text.QuoteList(ask))
-	}
 	if len(partial) > 0 {
-		f.Warnf("permission", "%s: rules for some commands or paths only are not honoured (deputy grants a tool whole), so these tools are left out", text.QuoteList(partial))
+		f.Warnf("permission", "%s: rules for some commands or paths only are not honoured (opencode's last matching pattern decides; deputy's rules put deny before ask before allow), so these tools are left out", text.QuoteList(partial))
 	}
 	var missing []string
 	for _, m := range missingTools {
@@ -215,7 +216,7 @@ func applyPermissions(f config.Fields, a *config.Agent, rs []rule) {
 	if len(missing) > 0 {
 		f.Warnf("tools", "%s: opencode tools deputy does not have; left out", text.QuoteList(missing))
 	}
-	spawns(f, a, rs)
+	spawns(a, rs)
 	mcpRules(a, rs)
 }
 
@@ -236,21 +237,49 @@ func hasKey(rs []rule, name string) bool {
 // spawns maps opencode's task tool, which spawns the subagents its
 // permission allows, onto call_agent over the agents of opencode's
 // directories: every other one unless task is denied, or those a task
-// mapping allows by name or pattern.
-func spawns(f config.Fields, a *config.Agent, rs []rule) {
+// mapping allows or asks for by name or pattern. What asks is an ask rule
+// on call_agent, and a pattern a mapping denies a deny rule, so that
+// {"*": allow, "deploy": deny} does not let the agent call deploy; where
+// opencode's later pattern would allow what an earlier one denies or asks
+// for, deputy's rules are the stricter.
+func spawns(a *config.Agent, rs []rule) {
 	r, ok := decide(rs, "task")
 	switch {
 	case !ok || r.action == "allow":
 		a.Optional.Patterns = []string{"*"}
+	case r.action == "ask":
+		a.Optional.Patterns = []string{"*"}
+		addRule(&a.Permissions.Ask, a, "call_agent", "")
 	case r.action == "":
+		unread := false // a deny deputy cannot read: spawn none
 		for _, p := range r.patterns {
-			if p[1] == "allow" {
+			switch p[1] {
+			case "allow":
 				a.Optional.Patterns = append(a.Optional.Patterns, p[0])
+			case "ask":
+				if addRule(&a.Permissions.Ask, a, "call_agent", p[0]) {
+					a.Optional.Patterns = append(a.Optional.Patterns, p[0])
+				}
+			case "deny":
+				unread = unread || !addRule(&a.Permissions.Deny, a, "call_agent", p[0])
 			}
 		}
-	case r.action == "ask":
-		f.Warnf("permission", "task: \"ask\" is not honoured (deputy does not ask before a tool runs), so the agent spawns no subagent")
+		if unread {
+			a.Optional.Patterns = nil
+		}
 	}
+}
+
+// addRule adds the rule of tool and pattern to one of a's lists. It
+// reports false for a pattern deputy's rules cannot read (a malformed
+// glob), which the caller must not grant more for.
+func addRule(list *[]permission.Rule, a *config.Agent, tool, pattern string) bool {
+	r, err := permission.NewRule(tool, pattern)
+	if err != nil {
+		return false
+	}
+	*list = config.AppendRules(*list, []permission.Rule{r}, a.Path)
+	return true
 }
 
 // mcpRules takes out the MCP tools a rule denies: opencode names an MCP

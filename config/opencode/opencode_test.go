@@ -50,14 +50,16 @@ You review code.
 	if d := cmp.Diff([]string{config.ToolsAll}, a.Tools); d != "" {
 		t.Errorf("tools (-want +got):\n%s", d)
 	}
-	want := []string{"write_file", "edit_file", "terminal", "fetch", "ask_user", "mcp__mymcp"}
+	// webfetch asks: fetch stays, with an ask rule of the agent's.
+	want := []string{"write_file", "edit_file", "terminal", "ask_user", "mcp__mymcp"}
 	if d := cmp.Diff(want, a.DisallowedTools); d != "" {
 		t.Errorf("disallowed (-want +got):\n%s", d)
 	}
+	if d := cmp.Diff([]string{"ask fetch"}, a.Permissions.Lines()); d != "" || a.Permissions.Ask[0].Source != "review.md" {
+		t.Errorf("rules (-want +got):\n%s", d)
+	}
 	wantDiags := []string{
-		`warning: review.md:8: tools: "websearch": opencode tools deputy does not have; left out`,
-		`warning: review.md:11: permission: "webfetch": "ask" is not honoured (deputy does not ask before a tool runs), so these tools are left out`,
-		`warning: review.md:11: permission: "bash": rules for some commands or paths only are not honoured (deputy grants a tool whole), so these tools are left out`,
+		`warning: review.md:11: permission: "bash": rules for some commands or paths only are not honoured (opencode's last matching pattern decides; deputy's rules put deny before ask before allow), so these tools are left out`,
 	}
 	if d := cmp.Diff(wantDiags, configtest.DiagStrings(diags)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
@@ -68,7 +70,7 @@ You review code.
 
 	// The last matching rule decides: "*" after read denies read too.
 	a, _ = Dialect.ParseMarkdown([]byte("---\ndescription: d\npermission:\n  read: allow\n  \"*\": deny\n  question: allow\n---\n"), "x.md")
-	if d := cmp.Diff([]string{"read_file", "write_file", "edit_file", "find_path", "grep", "list_directory", "terminal", "fetch", "todo_write", "todo_read"}, a.DisallowedTools); d != "" {
+	if d := cmp.Diff([]string{"read_file", "write_file", "edit_file", "find_path", "grep", "list_directory", "terminal", "fetch", "todo_write", "todo_read", "web_search"}, a.DisallowedTools); d != "" {
 		t.Errorf("order (-want +got):\n%s", d)
 	}
 	if a.Optional.Patterns != nil {
@@ -83,6 +85,24 @@ You review code.
 	a, _ = Dialect.ParseMarkdown([]byte("---\ndescription: d\npermission:\n  task:\n    \"*\": deny\n    \"review-*\": allow\n---\n"), "x.md")
 	if !slices.Equal(a.Optional.Patterns, []string{"review-*"}) {
 		t.Errorf("task patterns %v", a.Optional.Patterns)
+	}
+	// A subagent the task mapping denies or asks for is a rule on
+	// call_agent: "*" allowing the rest does not let the agent call it.
+	a, _ = Dialect.ParseMarkdown([]byte("---\ndescription: d\npermission:\n  task:\n    \"*\": allow\n    deploy: deny\n    \"docs-*\": ask\n---\n"), "x.md")
+	if !slices.Equal(a.Optional.Patterns, []string{"*", "docs-*"}) {
+		t.Errorf("task patterns %v", a.Optional.Patterns)
+	}
+	if d := cmp.Diff([]string{"ask call_agent(docs-*)", "deny call_agent(deploy)"}, a.Permissions.Lines()); d != "" {
+		t.Errorf("task rules (-want +got):\n%s", d)
+	}
+	a, _ = Dialect.ParseMarkdown([]byte("---\ndescription: d\npermission:\n  task: ask\n---\n"), "x.md")
+	if !slices.Equal(a.Optional.Patterns, []string{"*"}) || !slices.Equal(a.Permissions.Lines(), []string{"ask call_agent"}) {
+		t.Errorf("task: ask: patterns %v, rules %v", a.Optional.Patterns, a.Permissions.Lines())
+	}
+	// opencode's websearch is web_search.
+	a, diags = Dialect.ParseMarkdown([]byte("---\ndescription: d\ntools:\n  websearch: false\n---\n"), "x.md")
+	if !slices.Equal(a.DisallowedTools, []string{"ask_user", "web_search"}) || len(diags) != 0 {
+		t.Errorf("websearch: false: disallowed %v, diagnostics %v", a.DisallowedTools, diags)
 	}
 }
 
