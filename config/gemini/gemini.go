@@ -97,12 +97,13 @@ var toolNames = map[string]string{
 	"read_file": "read_file", "read_many_files": "read_file", "write_file": "write_file", "replace": "edit_file",
 	"glob": "find_path", "grep_search": "grep", "search_file_content": "grep", "list_directory": "list_directory",
 	"run_shell_command": "terminal", "web_fetch": "fetch", "ask_user": "ask_user", "write_todos": "todo_write",
+	"google_web_search": "web_search",
 }
 
 // ownTools are Gemini CLI's tools deputy has no counterpart for
 // (ALL_BUILTIN_TOOL_NAMES less those above, and the older save_memory).
 var ownTools = []string{
-	"google_web_search", "get_internal_docs", "activate_skill", "enter_plan_mode", "exit_plan_mode", "update_topic",
+	"get_internal_docs", "activate_skill", "enter_plan_mode", "exit_plan_mode", "update_topic",
 	"complete_task", "invoke_agent", "read_mcp_resource", "list_mcp_resources", "save_memory",
 	"tracker_create_task", "tracker_update_task", "tracker_get_task", "tracker_list_tasks", "tracker_add_dependency", "tracker_visualize",
 }

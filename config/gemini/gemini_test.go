@@ -48,13 +48,13 @@ func TestParseAgent(t *testing.T) {
 	if a == nil || !slices.Equal(a.Tools, []string{config.ToolsAll}) || a.Model != "" {
 		t.Errorf("wildcard: agent %+v, diagnostics %v", a, diags)
 	}
-	a, diags = Dialect.ParseMarkdown([]byte("---\nname: h\ndescription: d\ntools: [read_file, edit_file, invoke_agent, mcp_*]\ndisplay_name: H\n---\n"), "h.md")
+	a, diags = Dialect.ParseMarkdown([]byte("---\nname: h\ndescription: d\ntools: [read_file, edit_file, invoke_agent, mcp_*, google_web_search]\ndisplay_name: H\n---\n"), "h.md")
 	want := []string{
 		`warning: h.md:4: tools: "invoke_agent", "mcp_* (name the servers: mcp_<server>_*)": Gemini CLI tools deputy does not have; left out`,
 		`warning: h.md:4: tools: "edit_file": not Gemini CLI's tools (Gemini CLI refuses the file for them); left out`,
 		"warning: h.md:5: display_name: key display_name is a Gemini CLI setting deputy ignores: agents are shown by name",
 	}
-	if d := cmp.Diff(want, configtest.DiagStrings(diags)); d != "" || !slices.Equal(a.Tools, []string{"read_file"}) {
+	if d := cmp.Diff(want, configtest.DiagStrings(diags)); d != "" || !slices.Equal(a.Tools, []string{"read_file", "web_search"}) {
 		t.Errorf("tools %v, diagnostics (-want +got):\n%s", a.Tools, d)
 	}
 }
