@@ -76,7 +76,7 @@ func mapAgent(f config.Fields, a *config.Agent) {
 		f.Warnf("sandbox_mode", "%q is not one of Codex's sandbox modes (read-only, workspace-write, danger-full-access); the agent runs as workspace-write", mode)
 	}
 	if pol, ok := f.Str("approval_policy"); ok && pol != "never" {
-		f.Warnf("approval_policy", "%q is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with never)", pol)
+		f.Warnf("approval_policy", "%q is not honoured: deputy asks before a call only where a permission rule says ask (permissions in config.yaml, [permissions] in a deputy file), so this agent's tools run without asking, as with never", pol)
 	}
 }
 

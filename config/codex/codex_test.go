@@ -41,7 +41,7 @@ func TestParseAgent(t *testing.T) {
 	}
 	want = []string{
 		"warning: w.toml:4: sandbox_mode: deputy's terminal stays sandboxed (terminal.sandbox in config.yaml turns that off for every agent)",
-		`warning: w.toml:5: approval_policy: "on-request" is not honoured: deputy never asks before a tool runs, so this agent's tools run without asking (as with never)`,
+		`warning: w.toml:5: approval_policy: "on-request" is not honoured: deputy asks before a call only where a permission rule says ask (permissions in config.yaml, [permissions] in a deputy file), so this agent's tools run without asking, as with never`,
 		"warning: w.toml:6: web_search: key web_search is a Codex setting deputy ignores",
 	}
 	if d := cmp.Diff(want, configtest.DiagStrings(diags)); d != "" {
