@@ -85,12 +85,11 @@ func setupScript(env *testscript.Env) error {
 		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
 		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
 		{"XDG_CACHE_HOME", filepath.Join(home, ".cache")},
-		{"DEPUTY_DB", ""},
-		{"DEPUTY_LOG", ""},
-		{"CLAUDE_CONFIG_DIR", ""},
-		{"ANTHROPIC_MODEL", ""},
 	} {
 		env.Setenv(kv[0], kv[1])
+	}
+	for _, name := range userVars {
+		env.Setenv(name, "")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {

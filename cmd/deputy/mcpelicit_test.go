@@ -57,8 +57,7 @@ rules:
 		}
 	}
 	home := filepath.Join(dir, "home")
-	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "DEPUTY_LOG=")
+	env := privateEnv(home, "DEPUTY_DB="+filepath.Join(dir, "ledger.db"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 

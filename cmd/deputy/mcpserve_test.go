@@ -58,8 +58,7 @@ rules:
 		}
 	}
 	home := filepath.Join(dir, "home")
-	env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "DEPUTY_LOG=")
+	env = privateEnv(home, "DEPUTY_DB="+filepath.Join(dir, "ledger.db"))
 	return dir, env
 }
 

@@ -154,8 +154,7 @@ func deputyOnFake(t *testing.T, dir string, fakeYAML []byte) (*llmtest.Server, f
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", "config"),
-		"XDG_DATA_HOME="+filepath.Join(dir, "home", "data"), "XDG_CACHE_HOME="+filepath.Join(dir, "home", "cache"), "DEPUTY_DB="+filepath.Join(dir, "ledger.db"), "DEPUTY_LOG=",
+	env := privateEnv(filepath.Join(dir, "home"), "DEPUTY_DB="+filepath.Join(dir, "ledger.db"),
 		"OPENAI_BASE_URL="+srv.URL()+"/v1/", "OPENAI_API_KEY=sk-test-0000")
 	return srv, func(args ...string) *exec.Cmd {
 		cmd := exec.Command("deputy", args...)
