@@ -37,22 +37,8 @@ func Dirs(cwd string) []string {
 	if u := UserDir(); u != "" {
 		dirs = append(dirs, u)
 	}
-	if cwd == "" {
-		return dirs
-	}
-	var chain []string
-	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
-		chain = append(chain, d)
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			break
-		}
-		if parent := filepath.Dir(d); parent == d || d == home {
-			chain = chain[:1] // no repository: cwd alone
-			break
-		}
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		if d := filepath.Join(chain[i], ".claude"); !slices.Contains(dirs, d) {
+	for _, p := range osfile.ProjectChain(cwd, home) {
+		if d := filepath.Join(p, ".claude"); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}

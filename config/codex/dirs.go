@@ -39,22 +39,8 @@ func configFolders(cwd string) []string {
 	if h := HomeDir(); h != "" {
 		dirs = append(dirs, h)
 	}
-	if cwd == "" {
-		return dirs
-	}
-	var chain []string
-	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
-		chain = append(chain, d)
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			break
-		}
-		if parent := filepath.Dir(d); parent == d {
-			chain = chain[:1]
-			break
-		}
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		if d := filepath.Join(chain[i], ".codex"); !slices.Contains(dirs, d) {
+	for _, p := range osfile.ProjectChain(cwd, "") {
+		if d := filepath.Join(p, ".codex"); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}

@@ -90,7 +90,7 @@ func SessionModel(cwd string) string {
 	if f := os.Getenv("OPENCODE_CONFIG"); f != "" {
 		files = append(files, f)
 	}
-	chain := projectChain(cwd)
+	chain := osfile.ProjectChain(cwd, "")
 	for _, d := range chain {
 		files = append(files, configPaths(d, []string{"opencode.jsonc", "opencode.json"})...)
 	}

@@ -30,28 +30,6 @@ func GlobalDir() string {
 	return filepath.Join(home, ".config", "opencode")
 }
 
-// projectChain is cwd and its parents up to the repository root (the
-// nearest parent holding .git), root first; cwd alone outside a
-// repository.
-func projectChain(cwd string) []string {
-	if cwd == "" {
-		return nil
-	}
-	var chain []string
-	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
-		chain = append(chain, d)
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			break
-		}
-		if parent := filepath.Dir(d); parent == d {
-			chain = chain[:1] // no repository: cwd alone
-			break
-		}
-	}
-	slices.Reverse(chain)
-	return chain
-}
-
 // AgentDirs are where opencode finds agents for cwd, lowest precedence
 // first, as opencode's configuration directories are ordered: its global
 // directory; the opencode.json files of the project, from the repository
@@ -73,7 +51,7 @@ func AgentDirs(cwd string) []config.Dir {
 	if f := os.Getenv("OPENCODE_CONFIG"); f != "" && filepath.IsAbs(f) {
 		add(f, Origin{File: true})
 	}
-	chain := projectChain(cwd)
+	chain := osfile.ProjectChain(cwd, "")
 	for _, d := range chain {
 		add(filepath.Join(d, "opencode.jsonc"), Origin{File: true})
 		add(filepath.Join(d, "opencode.json"), Origin{File: true})

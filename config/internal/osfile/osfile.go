@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/deputyhq/deputy/internal/safeopen"
@@ -76,4 +77,28 @@ func ErrText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// ProjectChain is cwd and its parents up to the repository root (the
+// nearest one holding .git), root first, as Claude Code, opencode and
+// Codex look for a project's configuration directories; cwd alone outside
+// a repository, or when the walk reaches stop (the user's home, for Claude
+// Code) before finding one. "" for cwd gives none.
+func ProjectChain(cwd, stop string) []string {
+	if cwd == "" {
+		return nil
+	}
+	var chain []string
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		if parent := filepath.Dir(d); parent == d || stop != "" && d == stop {
+			chain = chain[:1] // no repository: cwd alone
+			break
+		}
+	}
+	slices.Reverse(chain)
+	return chain
 }
