@@ -148,7 +148,7 @@ func Describe(tool string, args json.RawMessage) string {
 		}
 		return cutLines(strings.TrimSuffix(b.String(), "\n"), maxDetail)
 	case tool == "fetch" && a.URL != "":
-		return "GET " + a.URL
+		return cutLines("GET "+a.URL, 1)
 	}
 	if len(args) == 0 {
 		return tool
@@ -168,10 +168,25 @@ func oneLine(raw json.RawMessage) string {
 	return strings.ToValidUTF8(string(raw), "\uFFFD")
 }
 
+// Printable is s as a terminal may show it: control characters other than
+// newlines and tabs (an escape sequence the model wrote into a command,
+// which could hide what it runs) are written out as \xNN.
+func Printable(s string) string {
+	var b strings.Builder
+	for _, c := range strings.ToValidUTF8(s, "\uFFFD") {
+		if c != '\n' && c != '\t' && (c < 0x20 || c >= 0x7f && c < 0xa0) {
+			fmt.Fprintf(&b, "\\x%02x", c)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
 // cutLines keeps the first n lines of s, and says how many more there were;
-// a line longer than 500 bytes is cut too.
+// a line longer than 500 bytes is cut too. What it keeps is Printable.
 func cutLines(s string, n int) string {
-	lines := strings.Split(strings.ToValidUTF8(s, "\uFFFD"), "\n")
+	lines := strings.Split(Printable(s), "\n")
 	for i, l := range lines {
 		if len(l) > 500 {
 			cut := 500

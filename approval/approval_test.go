@@ -19,6 +19,7 @@ func TestDescribe(t *testing.T) {
 		{"mcp__gh__create", `{"title": "x",  "n": 1}`, `mcp__gh__create {"n":1,"title":"x"}`},
 		{"terminal", `not json`, "terminal not json"},
 		{"ask_user", ``, "ask_user"},
+		{"terminal", `{"command":"rm -rf ~ \u001b[2K\recho hi"}`, `$ rm -rf ~ \x1b[2K\x0decho hi`},
 	} {
 		if got := approval.Describe(tc.tool, json.RawMessage(tc.args)); got != tc.want {
 			t.Errorf("Describe(%s, %s) = %q, want %q", tc.tool, tc.args, got, tc.want)

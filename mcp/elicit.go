@@ -75,7 +75,7 @@ func answerOf(r *approval.Request, res *sdk.ElicitResult) approval.Answer {
 // what would run.
 func elicitMessage(r *approval.Request) string {
 	if r.Kind == approval.KindQuestion {
-		return r.PathText() + " asks: " + strings.TrimSpace(r.Question)
+		return r.PathText() + " asks: " + approval.Printable(strings.TrimSpace(r.Question))
 	}
 	return fmt.Sprintf("%s wants to run %s:\n%s\n(asked by %s)", r.PathText(), r.Tool, r.Detail, r.Why)
 }

@@ -44,7 +44,7 @@ func (p *linePerson) Ask(ctx context.Context, r *approval.Request) (approval.Ans
 		defer back()
 	}
 	if r.Kind == approval.KindQuestion {
-		text, err := p.in.prompt(ctx, "\n? "+r.PathText()+" asks: "+strings.TrimSpace(r.Question)+"\n> ")
+		text, err := p.in.prompt(ctx, "\n? "+r.PathText()+" asks: "+approval.Printable(strings.TrimSpace(r.Question))+"\n> ")
 		return approval.Answer{Allow: true, Text: text}, err
 	}
 	text := approvalPrompt(r)

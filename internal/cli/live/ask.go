@@ -149,7 +149,7 @@ func (p *prompt) view(width int) string {
 	}
 	if req.Kind == approval.KindQuestion {
 		b.WriteString(styleAsk.Render("? "+req.PathText()+" asks"+more+":") + "\n")
-		for l := range strings.Lines(strings.TrimSpace(req.Question)) {
+		for l := range strings.Lines(approval.Printable(strings.TrimSpace(req.Question))) {
 			b.WriteString("  " + strings.TrimRight(l, "\n") + "\n")
 		}
 		b.WriteString("  answer: " + string(p.text) + "█  (enter sends)")

@@ -66,7 +66,7 @@ func (p *Plain) Listen(ev delegate.Event) {
 	case delegate.EventApprovalRequest:
 		p.printf(ev.Depth, "%s: waits for your approval of %s (%s)", n, Excerpt(ev.Request.Detail, 100), ev.Request.Why)
 	case delegate.EventQuestion:
-		p.printf(ev.Depth, "%s: asks you: %s", n, Excerpt(ev.Request.Question, 100))
+		p.printf(ev.Depth, "%s: asks you: %s", n, Excerpt(approval.Printable(ev.Request.Question), 100))
 	case delegate.EventApprovalAnswer, delegate.EventQuestionAnswer:
 		p.printf(ev.Depth, "%s: %s", n, AnswerText(ev.Request, ev.Answer))
 	}
