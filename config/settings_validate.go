@@ -22,27 +22,7 @@ var envVarNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // check range-checks the values one file sets. Messages are prefixed with
 // the file by the sink and name the key and its range.
 func (f *settingsFile) check(sink *Sink) {
-	atLeast := func(key string, v *int, lo int) {
-		if v != nil && *v < lo {
-			sink.Errorf(0, "", "%s must be at least %d (got %d)", key, lo, *v)
-		}
-	}
-	between := func(key string, v *int, lo, hi int) {
-		if v != nil && (*v < lo || *v > hi) {
-			sink.Errorf(0, "", "%s must be between %d and %d (got %d)", key, lo, hi, *v)
-		}
-	}
-	positive := func(key string, d *duration) {
-		if d != nil && *d <= 0 {
-			sink.Errorf(0, "", "%s must be positive (got %s)", key, time.Duration(*d))
-		}
-	}
-	notNegative := func(key string, d *duration) {
-		if d != nil && *d < 0 {
-			sink.Errorf(0, "", "%s must not be negative (got %s)", key, time.Duration(*d))
-		}
-	}
-
+	atLeast, positive, notNegative := sink.atLeast, sink.positive, sink.notNegative
 	atLeast("concurrency", f.Concurrency, 1)
 	atLeast("max_turns", f.MaxTurns, 1)
 	if r := f.Retry; r != nil {
@@ -55,24 +35,7 @@ func (f *settingsFile) check(sink *Sink) {
 	notNegative("response_timeout", f.ResponseTimeout)
 	positive("approval_timeout", f.ApprovalTimeout)
 	if p := f.Permissions; p != nil {
-		for _, l := range []struct {
-			key  string
-			list *[]string
-		}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
-			if l.list == nil {
-				continue
-			}
-			for _, text := range *l.list {
-				if _, err := permission.Parse(text); err != nil {
-					sink.Errorf(0, "", "permissions.%s: %s", l.key, err.Error())
-				}
-			}
-		}
-		if p.Mode != nil {
-			if _, err := permission.ParseMode(*p.Mode); err != nil {
-				sink.Errorf(0, "", "permissions.mode: %s", err.Error())
-			}
-		}
+		checkPermissions(sink, p)
 	}
 	if f.Fetch != nil && f.Fetch.AllowHosts != nil {
 		for _, h := range *f.Fetch.AllowHosts {
@@ -110,20 +73,73 @@ func (f *settingsFile) check(sink *Sink) {
 		}
 	}
 	if f.Agent != nil && f.Agent.Subagent != nil {
-		sa := f.Agent.Subagent
-		between("agent.subagent.max_depth", sa.MaxDepth, 1, SubagentMaxDepthLimit)
-		between("agent.subagent.default_max_turns", sa.DefaultMaxTurns, 1, SubagentMaxTurnsLimit)
-		atLeast("agent.subagent.output_max_size", sa.OutputMaxSize, SubagentMinOutputMaxSize)
-		if sa.MaxExecutions != nil && *sa.MaxExecutions < 0 {
-			sink.Errorf(0, "", "agent.subagent.max_executions must not be negative (got %d)", *sa.MaxExecutions)
+		checkSubagent(sink, f.Agent.Subagent)
+	}
+}
+
+// The range checks of check's values; each message names the key and its
+// range.
+func (sink *Sink) atLeast(key string, v *int, lo int) {
+	if v != nil && *v < lo {
+		sink.Errorf(0, "", "%s must be at least %d (got %d)", key, lo, *v)
+	}
+}
+
+func (sink *Sink) between(key string, v *int, lo, hi int) {
+	if v != nil && (*v < lo || *v > hi) {
+		sink.Errorf(0, "", "%s must be between %d and %d (got %d)", key, lo, hi, *v)
+	}
+}
+
+func (sink *Sink) positive(key string, d *duration) {
+	if d != nil && *d <= 0 {
+		sink.Errorf(0, "", "%s must be positive (got %s)", key, time.Duration(*d))
+	}
+}
+
+func (sink *Sink) notNegative(key string, d *duration) {
+	if d != nil && *d < 0 {
+		sink.Errorf(0, "", "%s must not be negative (got %s)", key, time.Duration(*d))
+	}
+}
+
+// checkPermissions checks the rules and mode of permissions.
+func checkPermissions(sink *Sink, p *permissionsFile) {
+	for _, l := range []struct {
+		key  string
+		list *[]string
+	}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
+		if l.list == nil {
+			continue
 		}
-		if sa.MaxTotalTokens != nil && *sa.MaxTotalTokens < 0 {
-			sink.Errorf(0, "", "agent.subagent.max_total_tokens must not be negative (got %d)", *sa.MaxTotalTokens)
+		for _, text := range *l.list {
+			if _, err := permission.Parse(text); err != nil {
+				sink.Errorf(0, "", "permissions.%s: %s", l.key, err.Error())
+			}
 		}
-		notNegative("agent.subagent.max_total_time", sa.MaxTotalTime)
-		if sa.Provider != nil && strings.Contains(*sa.Provider, "/") {
-			sink.Errorf(0, "", "agent.subagent.provider must be a provider name without '/' (got %q)", *sa.Provider)
+	}
+	if p.Mode != nil {
+		if _, err := permission.ParseMode(*p.Mode); err != nil {
+			sink.Errorf(0, "", "permissions.mode: %s", err.Error())
 		}
+	}
+}
+
+// checkSubagent range-checks agent.subagent (xzatoma's limits of its
+// subagent tool).
+func checkSubagent(sink *Sink, sa *subagentFile) {
+	sink.between("agent.subagent.max_depth", sa.MaxDepth, 1, SubagentMaxDepthLimit)
+	sink.between("agent.subagent.default_max_turns", sa.DefaultMaxTurns, 1, SubagentMaxTurnsLimit)
+	sink.atLeast("agent.subagent.output_max_size", sa.OutputMaxSize, SubagentMinOutputMaxSize)
+	if sa.MaxExecutions != nil && *sa.MaxExecutions < 0 {
+		sink.Errorf(0, "", "agent.subagent.max_executions must not be negative (got %d)", *sa.MaxExecutions)
+	}
+	if sa.MaxTotalTokens != nil && *sa.MaxTotalTokens < 0 {
+		sink.Errorf(0, "", "agent.subagent.max_total_tokens must not be negative (got %d)", *sa.MaxTotalTokens)
+	}
+	sink.notNegative("agent.subagent.max_total_time", sa.MaxTotalTime)
+	if sa.Provider != nil && strings.Contains(*sa.Provider, "/") {
+		sink.Errorf(0, "", "agent.subagent.provider must be a provider name without '/' (got %q)", *sa.Provider)
 	}
 }
 
@@ -187,77 +203,14 @@ func checkWireAPI(sink *Sink, key, v string) {
 // apply copies the keys f sets onto s, recording which file set the keys
 // that are checked again after merging.
 func (f *settingsFile) apply(s *Settings, path string, origin map[string]string) {
-	setString := func(dst *string, v *string, key string) {
-		if v != nil {
-			*dst = *v
-			origin[key] = path
-		}
-	}
-	setInt := func(dst *int, v *int) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	setDur := func(dst *time.Duration, v *duration) {
-		if v != nil {
-			*dst = time.Duration(*v)
-		}
-	}
-	setBool := func(dst *bool, v *bool) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-
-	setString(&s.DefaultModel, f.DefaultModel, "default_model")
+	set := setter{path: path, origin: origin}
+	set.str(&s.DefaultModel, f.DefaultModel, "default_model")
 	for _, m := range f.mcp {
 		s.MCPServers = slices.DeleteFunc(s.MCPServers, func(o MCPServer) bool { return o.Name == m.Name })
 		s.MCPServers = append(s.MCPServers, m)
 	}
-	for _, name := range sortedKeys(f.Providers) {
-		if isBuiltinProvider(name) {
-			// Checked: an entry that sets wire_api only.
-			if s.BuiltinWireAPI == nil {
-				s.BuiltinWireAPI = map[string]string{}
-			}
-			s.BuiltinWireAPI[name] = *f.Providers[name].WireAPI
-			continue
-		}
-		p := s.Providers[name]
-		if pf := f.Providers[name]; pf != nil {
-			setString(&p.WireAPI, pf.WireAPI, "providers."+name+".wire_api")
-			setString(&p.Type, pf.Type, "providers."+name+".type")
-			setString(&p.BaseURL, pf.BaseURL, "providers."+name+".base_url")
-			setString(&p.APIKeyEnv, pf.APIKeyEnv, "providers."+name+".api_key_env")
-		}
-		s.Providers[name] = p
-		origin["providers."+name] = path
-	}
-	for model, pf := range f.Prices {
-		if pf == nil || pf.Input == nil || pf.Output == nil {
-			continue // reported by check
-		}
-		if s.Prices == nil {
-			s.Prices = map[string]price.Price{}
-		}
-		p := price.Price{Input: *pf.Input, Output: *pf.Output}
-		if pf.CacheRead != nil {
-			p.CacheRead = *pf.CacheRead
-		}
-		if pf.CacheWrite != nil {
-			p.CacheWrite = *pf.CacheWrite
-		}
-		// The search is billed per provider, not per token price: an
-		// entry that leaves it out keeps the embedded table's.
-		if embedded, ok := price.NewTable(nil).Lookup(model); ok {
-			p.WebSearch = embedded.WebSearch
-		}
-		if pf.WebSearch != nil {
-			p.WebSearch = *pf.WebSearch
-		}
-		s.Prices[model] = p
-		origin["prices."+model] = path
-	}
+	f.applyProviders(s, set)
+	f.applyPrices(s, set)
 	for model, cf := range f.Capabilities {
 		if cf == nil {
 			continue
@@ -285,55 +238,17 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		s.Fetch.AllowHosts = append([]string{}, *f.Fetch.AllowHosts...)
 	}
 	if q := f.Search; q != nil {
-		setString(&s.Search.Mode, q.Mode, "search.mode")
-		setString(&s.Search.API, q.API, "search.api")
-		setString(&s.Search.URL, q.URL, "search.url")
-		setString(&s.Search.APIKeyEnv, q.APIKeyEnv, "search.api_key_env")
+		set.str(&s.Search.Mode, q.Mode, "search.mode")
+		set.str(&s.Search.API, q.API, "search.api")
+		set.str(&s.Search.URL, q.URL, "search.url")
+		set.str(&s.Search.APIKeyEnv, q.APIKeyEnv, "search.api_key_env")
 		setInt(&s.Search.MaxResults, q.MaxResults)
 	}
 	if t := f.Terminal; t != nil {
-		if t.Env != nil {
-			s.Terminal.Env = append([]string{}, *t.Env...)
-		}
-		if t.ReadPaths != nil {
-			s.Terminal.ReadPaths = expandPaths(*t.ReadPaths)
-		}
-		if t.WritePaths != nil {
-			s.Terminal.WritePaths = expandPaths(*t.WritePaths)
-		}
-		setBool(&s.Terminal.Network, t.Network)
-		setBool(&s.Terminal.Sandbox, t.Sandbox)
+		t.apply(&s.Terminal)
 	}
 	if p := f.Permissions; p != nil {
-		set := func(dst *[]string, v *[]string) {
-			if v != nil {
-				*dst = append([]string{}, *v...)
-			}
-		}
-		set(&s.Permissions.Tools, p.Tools)
-		set(&s.Permissions.DenyTools, p.DenyTools)
-		set(&s.Permissions.Hosts, p.Hosts)
-		if p.Paths != nil {
-			s.Permissions.Paths = expandPaths(*p.Paths)
-		}
-		// Rules of every file add up: a file read later cannot take back
-		// a deny an earlier one wrote.
-		for _, l := range []struct {
-			list *[]string
-			dst  *[]permission.Rule
-		}{{p.Allow, &s.Permissions.Rules.Allow}, {p.Ask, &s.Permissions.Rules.Ask}, {p.Deny, &s.Permissions.Rules.Deny}} {
-			if l.list == nil {
-				continue
-			}
-			for _, text := range *l.list {
-				if r, err := permission.Parse(text); err == nil { // checked by check
-					*l.dst = AppendRules(*l.dst, []permission.Rule{r}, path)
-				}
-			}
-		}
-		if p.Mode != nil {
-			s.Permissions.Rules.Mode, _ = permission.ParseMode(*p.Mode)
-		}
+		p.apply(&s.Permissions, path)
 	}
 	if l := f.Limits; l != nil {
 		setInt(&s.Limits.StdinMaxBytes, l.StdinMaxBytes)
@@ -342,23 +257,162 @@ func (f *settingsFile) apply(s *Settings, path string, origin map[string]string)
 		setInt(&s.Limits.FetchMaxBytes, l.FetchMaxBytes)
 	}
 	if f.Store != nil {
-		setString(&s.Store.Path, f.Store.Path, "store.path")
+		set.str(&s.Store.Path, f.Store.Path, "store.path")
 	}
 	if f.Agent != nil && f.Agent.Subagent != nil {
-		sa, dst := f.Agent.Subagent, &s.Agent.Subagent
-		setInt(&dst.MaxDepth, sa.MaxDepth)
-		setInt(&dst.DefaultMaxTurns, sa.DefaultMaxTurns)
-		setInt(&dst.OutputMaxSize, sa.OutputMaxSize)
-		setBool(&dst.TelemetryEnabled, sa.TelemetryEnabled)
-		setBool(&dst.PersistenceEnabled, sa.PersistenceEnabled)
-		setInt(&dst.MaxExecutions, sa.MaxExecutions)
-		if sa.MaxTotalTokens != nil {
-			dst.MaxTotalTokens = *sa.MaxTotalTokens
-		}
-		setDur(&dst.MaxTotalTime, sa.MaxTotalTime)
-		setString(&dst.Provider, sa.Provider, "agent.subagent.provider")
-		setString(&dst.Model, sa.Model, "agent.subagent.model")
+		f.Agent.Subagent.apply(&s.Agent.Subagent, set)
 	}
+}
+
+// setter copies a string key a file sets, noting the file as the key's
+// origin for the checks after merging.
+type setter struct {
+	path   string
+	origin map[string]string
+}
+
+func (st setter) str(dst *string, v *string, key string) {
+	if v != nil {
+		*dst = *v
+		st.origin[key] = st.path
+	}
+}
+
+func setInt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setDur(dst *time.Duration, v *duration) {
+	if v != nil {
+		*dst = time.Duration(*v)
+	}
+}
+
+func setBool(dst *bool, v *bool) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// applyProviders copies providers: a built-in's entry sets only its
+// wire_api (check refused anything else).
+func (f *settingsFile) applyProviders(s *Settings, set setter) {
+	for _, name := range sortedKeys(f.Providers) {
+		if isBuiltinProvider(name) {
+			if s.BuiltinWireAPI == nil {
+				s.BuiltinWireAPI = map[string]string{}
+			}
+			s.BuiltinWireAPI[name] = *f.Providers[name].WireAPI
+			continue
+		}
+		p := s.Providers[name]
+		if pf := f.Providers[name]; pf != nil {
+			set.str(&p.WireAPI, pf.WireAPI, "providers."+name+".wire_api")
+			set.str(&p.Type, pf.Type, "providers."+name+".type")
+			set.str(&p.BaseURL, pf.BaseURL, "providers."+name+".base_url")
+			set.str(&p.APIKeyEnv, pf.APIKeyEnv, "providers."+name+".api_key_env")
+		}
+		s.Providers[name] = p
+		set.origin["providers."+name] = set.path
+	}
+}
+
+// applyPrices copies prices; an entry without web_search keeps the
+// embedded table's, as searches are billed per provider, not per token.
+func (f *settingsFile) applyPrices(s *Settings, set setter) {
+	var embedded *price.Table
+	for model, pf := range f.Prices {
+		if pf == nil || pf.Input == nil || pf.Output == nil {
+			continue // reported by check
+		}
+		if s.Prices == nil {
+			s.Prices = map[string]price.Price{}
+		}
+		p := price.Price{Input: *pf.Input, Output: *pf.Output}
+		if pf.CacheRead != nil {
+			p.CacheRead = *pf.CacheRead
+		}
+		if pf.CacheWrite != nil {
+			p.CacheWrite = *pf.CacheWrite
+		}
+		if embedded == nil {
+			embedded = price.NewTable(nil)
+		}
+		if e, ok := embedded.Lookup(model); ok {
+			p.WebSearch = e.WebSearch
+		}
+		if pf.WebSearch != nil {
+			p.WebSearch = *pf.WebSearch
+		}
+		s.Prices[model] = p
+		set.origin["prices."+model] = set.path
+	}
+}
+
+// apply copies the terminal section onto t.
+func (tf *terminalFile) apply(t *TerminalSettings) {
+	if tf.Env != nil {
+		t.Env = append([]string{}, *tf.Env...)
+	}
+	if tf.ReadPaths != nil {
+		t.ReadPaths = expandPaths(*tf.ReadPaths)
+	}
+	if tf.WritePaths != nil {
+		t.WritePaths = expandPaths(*tf.WritePaths)
+	}
+	setBool(&t.Network, tf.Network)
+	setBool(&t.Sandbox, tf.Sandbox)
+}
+
+// apply copies the permissions section of the file at path onto ps. Rules
+// of every file add up: a file read later cannot take back a deny an
+// earlier one wrote.
+func (p *permissionsFile) apply(ps *PermissionSettings, path string) {
+	set := func(dst *[]string, v *[]string) {
+		if v != nil {
+			*dst = append([]string{}, *v...)
+		}
+	}
+	set(&ps.Tools, p.Tools)
+	set(&ps.DenyTools, p.DenyTools)
+	set(&ps.Hosts, p.Hosts)
+	if p.Paths != nil {
+		ps.Paths = expandPaths(*p.Paths)
+	}
+	for _, l := range []struct {
+		list *[]string
+		dst  *[]permission.Rule
+	}{{p.Allow, &ps.Rules.Allow}, {p.Ask, &ps.Rules.Ask}, {p.Deny, &ps.Rules.Deny}} {
+		if l.list == nil {
+			continue
+		}
+		for _, text := range *l.list {
+			if r, err := permission.Parse(text); err == nil { // checked by check
+				*l.dst = AppendRules(*l.dst, []permission.Rule{r}, path)
+			}
+		}
+	}
+	if p.Mode != nil {
+		ps.Rules.Mode, _ = permission.ParseMode(*p.Mode)
+	}
+}
+
+// apply copies agent.subagent onto dst.
+func (sa *subagentFile) apply(dst *SubagentSettings, set setter) {
+	setInt(&dst.MaxDepth, sa.MaxDepth)
+	setInt(&dst.DefaultMaxTurns, sa.DefaultMaxTurns)
+	setInt(&dst.OutputMaxSize, sa.OutputMaxSize)
+	setBool(&dst.TelemetryEnabled, sa.TelemetryEnabled)
+	setBool(&dst.PersistenceEnabled, sa.PersistenceEnabled)
+	setInt(&dst.MaxExecutions, sa.MaxExecutions)
+	if sa.MaxTotalTokens != nil {
+		dst.MaxTotalTokens = *sa.MaxTotalTokens
+	}
+	setDur(&dst.MaxTotalTime, sa.MaxTotalTime)
+	set.str(&dst.Provider, sa.Provider, "agent.subagent.provider")
+	set.str(&dst.Model, sa.Model, "agent.subagent.model")
 }
 
 // checkMerged checks what depends on several keys, possibly from several
