@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/deputyhq/deputy/llm"
 )
@@ -40,38 +39,19 @@ type openAIState struct {
 // without its item IDs. A turn the fake never issued (a history built by
 // hand) has no reasoning to lose.
 type issuedReasoning struct {
-	mu    sync.Mutex
-	by    map[string]string // "call:<id>" or "text:<answer>" -> reasoning item ID
-	order []string
+	by fifoMap[string, string] // "call:<id>" or "text:<answer>" -> reasoning item ID
 }
 
 // issuedMax bounds the memory of a fake left serving.
 const issuedMax = 4096
 
-func (r *issuedReasoning) add(key, rid string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.by == nil {
-		r.by = map[string]string{}
-	}
-	if _, ok := r.by[key]; !ok {
-		r.order = append(r.order, key)
-	}
-	r.by[key] = rid
-	for len(r.order) > issuedMax {
-		delete(r.by, r.order[0])
-		r.order = r.order[1:]
-	}
-}
+func (r *issuedReasoning) add(key, rid string) { r.by.put(key, rid, issuedMax) }
 
 func (r *issuedReasoning) get(key string) (string, bool) {
 	if r == nil {
 		return "", false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rid, ok := r.by[key]
-	return rid, ok
+	return r.by.get(key)
 }
 
 // issuedKey is the key an assistant item is remembered by.
