@@ -141,16 +141,22 @@ func TestLoadSettingsMessages(t *testing.T) {
 		}},
 		{"capabilities", "capabilities:\n  gpt-5.6: {max_output: 0}\n  openai/gpt-5.6: {refuses: [temprature], thinking: deep, efforts: [low, ''], context: -1}\n", []string{
 			` capabilities.gpt-5.6: an entry is keyed by provider/model (for example openai/gpt-5.6)`,
-			` capabilities.gpt-5.6.max_output must be at least 1 tokens (got 0)`,
+			` capabilities.gpt-5.6.max_output must be a number of tokens of at least 1 (got 0)`,
 			` capabilities.openai/gpt-5.6.refuses: "temprature" is not a sampling parameter (temperature, top_p, top_k)`,
 			` capabilities.openai/gpt-5.6.efforts: an effort is a word such as low or high (got ["low" ""])`,
 			` capabilities.openai/gpt-5.6.thinking: "deep" is not one of adaptive, adaptive-always, budget, level, effort`,
-			` capabilities.openai/gpt-5.6.context must be at least 1 tokens (got -1)`,
+			` capabilities.openai/gpt-5.6.context must be a number of tokens of at least 1 (got -1)`,
 		}},
 		{"capability max_output as a string", "capabilities:\n  openai/gpt-5.6: {max_output: lots}\n", []string{
 			`2: capabilities.openai/gpt-5.6.max_output must be an integer, got "lots"`,
 		}},
 		{"allow_hosts entry", "fetch: {allow_hosts: ['https://x.com/']}\n", []string{` fetch.allow_hosts entries must be host names such as example.com (got "https://x.com/")`}},
+		{"search", "search: {mode: bing, api: google, url: 'ftp://s', max_results: 21}\n", []string{
+			` search.mode must be one of auto, native, api, off (got "bing")`,
+			` search.api must be one of brave, searxng (got "google")`,
+			` search.url must be an http or https URL (got "ftp://s")`,
+			` search.max_results must be between 1 and 20 (got 21)`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

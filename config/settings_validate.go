@@ -520,7 +520,7 @@ func checkCapability(sink *Sink, model string, c *capabilityFile) {
 		min  int
 	}{{"max_output", c.MaxOutput, 1}, {"context", c.Context, 1}, {"budget_min", c.BudgetMin, 0}, {"budget_max", c.BudgetMax, 0}} {
 		if f.v != nil && *f.v < f.min {
-			sink.Errorf(0, "", "%s.%s must be at least %d tokens (got %d)", key, f.name, f.min, *f.v)
+			sink.Errorf(0, "", "%s.%s must be a number of tokens of at least %d (got %d)", key, f.name, f.min, *f.v)
 		}
 	}
 }
@@ -552,7 +552,7 @@ func checkPrice(sink *Sink, model string, p *priceFile) {
 func checkSearch(sink *Sink, q *searchFile) {
 	oneOf := func(key string, v *string, values ...string) {
 		if v != nil && !slices.Contains(values, *v) {
-			sink.Errorf(0, "", "%s must be %s (got %q)", key, strings.Join(values, ", "), *v)
+			sink.Errorf(0, "", "%s must be one of %s (got %q)", key, strings.Join(values, ", "), *v)
 		}
 	}
 	oneOf("search.mode", q.Mode, SearchAuto, SearchNative, SearchAPI, SearchOff)
