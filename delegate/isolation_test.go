@@ -8,11 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/isolate"
+	"github.com/deputyhq/deputy/llm"
 )
 
 // gitRepo makes a git repository with a.txt and b.txt committed and
@@ -279,10 +281,20 @@ rules:
 	leaf := agentDef("leaf", "LEAF")
 	leaf.Model, leaf.Tools = "inherit", []string{"write_file"}
 	h, m, _ := isolationHarness(t, script, agentDef("lead", "LEAD", "mid"), mid, leaf)
+	st := openLedger(t)
+	h.engine.Ledger = st
 	lead, _ := h.engine.Agents.Get("lead")
-	env := h.engine.Run(context.Background(), delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir, Isolation: config.IsolationWorktree})
+	ctx := context.Background()
+	env := h.engine.Run(ctx, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir, Isolation: config.IsolationWorktree})
 	if env.Status != delegate.StatusOK {
 		t.Fatalf("run: %s %s", env.Status, env.Error)
+	}
+	if root, err := st.GetRun(ctx, env.RunID); err != nil || root.Isolation != "worktree" {
+		t.Errorf("the root's recorded isolation: %q, %v", root.Isolation, err)
+	}
+	rows, err := st.Worktrees(ctx, env.RunID)
+	if err != nil || len(rows) != 1 || rows[0].RunID != env.Children[0].RunID || rows[0].State != "merged" || rows[0].RemovedAt.IsZero() || rows[0].Commit == "" {
+		t.Errorf("the ledger's worktrees: %+v, %v", rows, err)
 	}
 	if env.Output != "[worktree] merged: 1 file changed\n+1 −0 sub/leaf.txt\n\nmid got: leaf done" {
 		t.Errorf("the lead read:\n%s", env.Output)
@@ -353,5 +365,76 @@ rules:
 	}
 	if got := readTestFile(t, filepath.Join(dir, "a.txt")); got != "by subagent\n" {
 		t.Errorf("a.txt = %q", got)
+	}
+}
+
+// cancelAt cancels the run when a request's system prompt starts with who
+// and it has more than one message (the agent's second model call), once.
+type cancelAt struct {
+	llm.Provider
+	who    string
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+func (p *cancelAt) Generate(ctx context.Context, req *llm.Request, on llm.StreamFunc) (*llm.Response, error) {
+	p.mu.Lock()
+	stop := p.cancel
+	hit := stop != nil && strings.HasPrefix(req.System, p.who) && len(req.Messages) > 1
+	if hit {
+		p.cancel = nil
+	}
+	p.mu.Unlock()
+	if hit {
+		stop()
+		return nil, ctx.Err()
+	}
+	return p.Provider.Generate(ctx, req, on)
+}
+
+// A tree stopped while an isolated child works keeps the child's
+// worktree as it is, unmerged, and recorded as in use, for runs resume
+// (cmd/deputy's isolation_resume.txtar resumes after a kill -9) or runs
+// clean.
+func TestStoppedChildKeepsItsWorktree(t *testing.T) {
+	dir := gitRepo(t)
+	script := `
+rules:
+  - {match: {system: "^LEAD", last_role: user}, reply: {tool_calls: [{name: call_agent, arguments: {agent: wa, task: "edit a"}}]}}
+  - {match: {system: "^LEAD", last_role: tool}, reply: {text: "{{ join .ToolResults \"\" }}"}}
+  - {match: {system: "^WA", last_role: user}, reply: {tool_calls: [{name: write_file, arguments: {path: a.txt, content: "first half\n"}}]}}
+  - {match: {system: "^WA", last_role: tool}, reply: {text: "wa done"}}
+`
+	ctx := context.Background()
+	h, m, _ := isolationHarness(t, script, agentDef("lead", "LEAD", "wa"), writer("wa", "WA"))
+	st := openLedger(t)
+	h.engine.Ledger = st
+	prov := &cancelAt{Provider: h.prov, who: "WA"}
+	h.engine.Models = models{prov}
+	lead, _ := h.engine.Agents.Get("lead")
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prov.cancel = cancel
+	first := h.engine.Run(runCtx, delegate.RunRequest{Agent: lead, Task: "go", Workdir: dir})
+	if first.Status != delegate.StatusCancelled {
+		t.Fatalf("first attempt: %s", first.Status)
+	}
+	ids, _ := m.List()
+	if len(ids) != 1 {
+		t.Fatalf("worktrees after the stop: %v", ids)
+	}
+	if got := readTestFile(t, filepath.Join(m.Dir, ids[0], "a.txt")); got != "first half\n" {
+		t.Errorf("the stopped child's worktree holds a.txt = %q", got)
+	}
+	if got := readTestFile(t, filepath.Join(dir, "a.txt")); got != "a\n" {
+		t.Errorf("a stopped child was merged: a.txt = %q", got)
+	}
+	row, err := st.Worktree(ctx, ids[0])
+	if err != nil || row == nil || row.State != "active" || row.Path != filepath.Join(m.Dir, ids[0]) || row.Branch != "deputy/"+ids[0] {
+		t.Errorf("the ledger's record: %+v, %v", row, err)
+	}
+	root, err := st.GetRun(ctx, first.RunID)
+	if err != nil || root.Isolation != "" {
+		t.Errorf("root's isolation %q, %v", root.Isolation, err)
 	}
 }

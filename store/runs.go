@@ -80,9 +80,9 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 				_, err = t.exec(setRunBudget, run.BudgetTokens, run.BudgetUSD, run.ID)
 			}
 		}
-		if err == nil && run.Effort != "" {
-			// A root's only (no column of a fan-out's children binds it).
-			_, err = t.exec(`UPDATE runs SET effort = ? WHERE id = ?`, run.Effort, run.ID)
+		if err == nil && (run.Effort != "" || run.Isolation != "") {
+			// A root's only (no column of a fan-out's children binds them).
+			_, err = t.exec(`UPDATE runs SET effort = ?, isolation = ? WHERE id = ?`, run.Effort, run.Isolation, run.ID)
 		}
 		if sqliteCode(err) == codeConstraintPrimaryKey {
 			return fmt.Errorf("a run with this id is already recorded: %w", err)
@@ -199,7 +199,7 @@ const runColumns = `id, coalesce(parent_id, ''), root_id, agent, kind, depth, mo
     turns, task, output, coalesce(session_id, ''), tool_call_id, workdir, attempt, coalesce(attempt_started_at, started_at),
     cache_read_tokens, cache_write_tokens, tree_cache_read_tokens, tree_cache_write_tokens, own_cost_usd, cost_usd,
     executor, temporal_address, temporal_namespace, temporal_task_queue,
-    budget_tokens, budget_usd, reasoning_tokens, tree_reasoning_tokens, effort`
+    budget_tokens, budget_usd, reasoning_tokens, tree_reasoning_tokens, effort, isolation`
 
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -231,7 +231,7 @@ func scanRun(sc scanner) (Run, error) {
 		&r.Turns, &r.Task, &r.Output, &r.SessionID, &r.ToolCallID, &r.Workdir, &r.Attempt, &attemptStarted,
 		&r.CacheReadTokens, &r.CacheWriteTokens, &r.TreeCacheReadTokens, &r.TreeCacheWriteTokens, &ownCost, &cost,
 		&r.Executor, &r.Temporal.Address, &r.Temporal.Namespace, &r.Temporal.TaskQueue,
-		&r.BudgetTokens, &r.BudgetUSD, &r.ReasoningTokens, &r.TreeReasoningTokens, &r.Effort)
+		&r.BudgetTokens, &r.BudgetUSD, &r.ReasoningTokens, &r.TreeReasoningTokens, &r.Effort, &r.Isolation)
 	r.OwnCostUSD, r.CostUSD = floatOrNil(ownCost), floatOrNil(cost)
 	r.StartedAt, r.FinishedAt = fromNanos(started), fromNanos(finished)
 	r.AttemptStartedAt = fromNanos(attemptStarted)

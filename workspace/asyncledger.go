@@ -236,6 +236,26 @@ func (l *AsyncLedger) Notes(ctx context.Context, rootID string) ([]ledger.Note, 
 	return st.Notes(ctx, rootID)
 }
 
+// RecordWorktree records an isolated run's worktree, once the store is
+// open.
+func (l *AsyncLedger) RecordWorktree(ctx context.Context, w *ledger.Worktree) error {
+	st, err := l.opened(ctx)
+	if err != nil {
+		return err
+	}
+	return st.RecordWorktree(ctx, w)
+}
+
+// Worktree returns an isolated run's worktree record, once the store is
+// open.
+func (l *AsyncLedger) Worktree(ctx context.Context, runID string) (*ledger.Worktree, error) {
+	st, err := l.opened(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.Worktree(ctx, runID)
+}
+
 // Close waits for the open and closes the store (store.Store.Close). A
 // ledger that never opened has nothing to close: Store reports why.
 func (l *AsyncLedger) Close() error {
@@ -247,7 +267,8 @@ func (l *AsyncLedger) Close() error {
 }
 
 var (
-	_ ledger.Recorder       = (*AsyncLedger)(nil)
-	_ ledger.Sessions       = (*AsyncLedger)(nil)
-	_ delegate.MemoryLedger = (*AsyncLedger)(nil)
+	_ ledger.Recorder         = (*AsyncLedger)(nil)
+	_ ledger.Sessions         = (*AsyncLedger)(nil)
+	_ delegate.MemoryLedger   = (*AsyncLedger)(nil)
+	_ delegate.WorktreeLedger = (*AsyncLedger)(nil)
 )

@@ -645,10 +645,12 @@ func (w *Workspace) Engine(rec ledger.Recorder, listeners ...delegate.Listener) 
 	return e
 }
 
-// The SQLite store is the engine's ledger: its recorder and its sessions.
+// The SQLite store is the engine's ledger: its recorder and its sessions,
+// and it keeps isolated children's worktrees.
 var (
-	_ ledger.Recorder = (*store.Store)(nil)
-	_ ledger.Sessions = (*store.Store)(nil)
+	_ ledger.Recorder         = (*store.Store)(nil)
+	_ ledger.Sessions         = (*store.Store)(nil)
+	_ delegate.WorktreeLedger = (*store.Store)(nil)
 )
 
 // GrantOf is the grant config.yaml's permissions describe: nil when it

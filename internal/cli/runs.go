@@ -33,11 +33,13 @@ in upper or lower case, or as "last" for the newest root run.`,
 		Example: `  deputy runs list
   deputy runs show 2A3YCB
   deputy runs tree 2A3YCB
-  deputy runs resume last`,
+  deputy runs resume last
+  deputy runs diff last
+  deputy runs clean`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newRunsListCmd(g), newRunsShowCmd(g), newRunsTreeCmd(g), newRunsResumeCmd(g))
+	cmd.AddCommand(newRunsListCmd(g), newRunsShowCmd(g), newRunsTreeCmd(g), newRunsResumeCmd(g), newRunsDiffCmd(g), newRunsCleanCmd(g))
 	return cmd
 }
 
@@ -210,6 +212,7 @@ listed at the end; 'deputy runs tree' shows the whole tree.`,
 			printApprovals(out, c.Approvals)
 			printMemory(out, c)
 			printChildren(out, c.Children)
+			printWorktrees(out, c.Worktrees)
 			return nil
 		},
 	}
@@ -237,6 +240,8 @@ type conversation struct {
 	// tree, for a root): approvals and ask_user's questions, answered or
 	// not.
 	Approvals []approvalView `json:"approvals,omitempty"`
+	// Worktrees are those of the run and the isolated runs below it.
+	Worktrees []worktreeView `json:"worktrees,omitempty"`
 }
 
 // memoryView is one entry of an agent's memory.
@@ -318,6 +323,11 @@ func loadConversation(cmd *cobra.Command, st *store.Store, id string, lastOf ...
 		return nil, failed(err)
 	}
 	c.Approvals = approvalViews(evs)
+	wts, runs, err := subtreeWorktrees(ctx, st, r)
+	if err != nil {
+		return nil, err
+	}
+	c.Worktrees = viewWorktrees(wts, runs)
 	byID := map[string]*store.Run{}
 	for i := range tree {
 		byID[tree[i].ID] = &tree[i]
