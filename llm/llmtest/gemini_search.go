@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/deputyhq/deputy/llm"
@@ -33,7 +34,7 @@ import (
 // (the servers field, a digest of them), so that, in strict mode, a turn
 // sent back without them or with them changed is refused.
 
-// gmServerTypes are the server-side tool parts.
+// gmSearchType is the toolType of a search's toolCall and toolResponse.
 const gmSearchType = "GOOGLE_SEARCH_WEB"
 
 // gmSearchParts are the toolCall and toolResponse parts of an answer's
@@ -129,11 +130,7 @@ func gmCheckServers(raws []json.RawMessage, parts []gmPart) (lost error, err err
 		case p.ToolCall != nil:
 			calls = append(calls, p.ToolCall.ID)
 		case p.ToolResponse != nil:
-			found := false
-			for _, c := range calls {
-				found = found || c == p.ToolResponse.ID
-			}
-			if !found {
+			if !slices.Contains(calls, p.ToolResponse.ID) {
 				return nil, fmt.Errorf("parts[%d]: toolResponse %q does not follow a toolCall with that id", k, p.ToolResponse.ID)
 			}
 		}

@@ -3,6 +3,7 @@ package llmtest
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -119,20 +120,11 @@ func missingSearches(items []rsItem, issued *issuedReasoning) *httpError {
 				continue
 			}
 			for _, ws := range strings.Split(ids, ",") {
-				if !contains(sent, ws) {
+				if !slices.Contains(sent, ws) {
 					return oaParamError("", "input", "llmtest (strict): the %s came back without the web_search_call item %s it was given out with: a turn's items go back with it, in place", it.Type, ws)
 				}
 			}
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
