@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,6 +44,24 @@ func Dirs(cwd string) []string {
 		}
 	}
 	return dirs
+}
+
+// settingsFiles yields the path and contents of each of Claude Code's
+// settings files under the .claude directories dirs (lowest precedence
+// first: settings.json, then settings.local.json, in each). A file deputy
+// cannot read is Claude Code's business and is skipped.
+func settingsFiles(dirs []string) iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		for _, d := range dirs {
+			for _, name := range []string{"settings.json", "settings.local.json"} {
+				path := filepath.Join(d, name)
+				data, err := osfile.Read(path, maxSettingsFile)
+				if err == nil && !yield(path, data) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // AgentDirs are the directories Claude Code finds agents in for cwd,

@@ -3,11 +3,9 @@ package claude
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/config/internal/osfile"
 )
 
 // AliasesChecked is the date the alias table below was last checked
@@ -107,22 +105,15 @@ func ApplySessionModel(s *config.Settings, cwd string) {
 // from; "" when none sets one. Files deputy cannot read or parse are
 // Claude Code's business and are skipped.
 func settingsModel(dirs []string) (model, file string) {
-	for _, d := range dirs {
-		for _, name := range []string{"settings.json", "settings.local.json"} {
-			path := filepath.Join(d, name)
-			data, err := osfile.Read(path, maxSettingsFile)
-			if err != nil {
-				continue
-			}
-			var s struct {
-				Model string `json:"model"`
-			}
-			if json.Unmarshal(data, &s) != nil {
-				continue
-			}
-			if m := strings.TrimSpace(s.Model); m != "" {
-				model, file = m, path
-			}
+	for path, data := range settingsFiles(dirs) {
+		var s struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(data, &s) != nil {
+			continue
+		}
+		if m := strings.TrimSpace(s.Model); m != "" {
+			model, file = m, path
 		}
 	}
 	return model, file

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/config/internal/osfile"
 	"github.com/deputyhq/deputy/permission"
 )
 
@@ -116,15 +115,10 @@ func readMode(v string) (permission.Mode, string, error) {
 func Permissions(dirs []string) (permission.Rules, config.Diagnostics) {
 	var rs permission.Rules
 	var diags config.Diagnostics
-	for _, d := range dirs {
-		for _, name := range []string{"settings.json", "settings.local.json"} {
-			path := filepath.Join(d, name)
-			data, err := osfile.Read(path, maxSettingsFile)
-			if err != nil {
-				continue
-			}
-			diags = append(diags, settingsPermissions(data, path, filepath.Dir(d), &rs)...)
-		}
+	for path, data := range settingsFiles(dirs) {
+		// Claude Code's "/x" starts at the project holding .claude.
+		root := filepath.Dir(filepath.Dir(path))
+		diags = append(diags, settingsPermissions(data, path, root, &rs)...)
 	}
 	return rs, diags
 }

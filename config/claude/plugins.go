@@ -197,22 +197,16 @@ func manifestAgents(root string, data []byte) (paths, outside []string) {
 // later file's value for a plugin wins.
 func enabledPlugins(dirs []string) map[string]bool {
 	out := map[string]bool{}
-	for _, d := range dirs {
-		for _, name := range []string{"settings.json", "settings.local.json"} {
-			data, err := osfile.Read(filepath.Join(d, name), maxSettingsFile)
-			if err != nil {
-				continue
-			}
-			var s struct {
-				EnabledPlugins map[string]any `json:"enabledPlugins"`
-			}
-			if json.Unmarshal(data, &s) != nil {
-				continue
-			}
-			for id, v := range s.EnabledPlugins {
-				if on, ok := v.(bool); ok {
-					out[id] = on
-				}
+	for _, data := range settingsFiles(dirs) {
+		var s struct {
+			EnabledPlugins map[string]any `json:"enabledPlugins"`
+		}
+		if json.Unmarshal(data, &s) != nil {
+			continue
+		}
+		for id, v := range s.EnabledPlugins {
+			if on, ok := v.(bool); ok {
+				out[id] = on
 			}
 		}
 	}
