@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,25 +76,17 @@ func withPromptFile(entry config.Fields, dir string) config.Fields {
 }
 
 // SessionModel is the model opencode's configuration names for cwd (the
-// model key of its opencode.json files: the global one, $OPENCODE_CONFIG,
-// the project's from the repository root down, then each .opencode
-// directory's, a later one winning), as deputy writes it; "" when none
-// names one. A file deputy cannot read is opencode's business and is
-// skipped.
+// model key of the opencode.json files of its locations, a later one
+// winning), as deputy writes it; "" when none names one. A file deputy
+// cannot read is opencode's business and is skipped.
 func SessionModel(cwd string) string {
 	var files []string
-	if g := GlobalDir(); g != "" {
-		files = append(files, configPaths(g, configFiles)...)
-	}
-	if f := os.Getenv("OPENCODE_CONFIG"); f != "" {
-		files = append(files, f)
-	}
-	chain := osfile.ProjectChain(cwd, "")
-	for _, d := range chain {
-		files = append(files, configPaths(d, []string{"opencode.jsonc", "opencode.json"})...)
-	}
-	for _, d := range chain {
-		files = append(files, configPaths(filepath.Join(d, ".opencode"), configFiles)...)
+	for _, l := range locations(cwd) {
+		if l.file {
+			files = append(files, l.path)
+		} else {
+			files = append(files, configPaths(l.path, configFiles)...)
+		}
 	}
 	model := ""
 	for _, f := range files {

@@ -30,40 +30,62 @@ func GlobalDir() string {
 	return filepath.Join(home, ".config", "opencode")
 }
 
-// AgentDirs are where opencode finds agents for cwd, lowest precedence
-// first, as opencode's configuration directories are ordered: its global
-// directory; the opencode.json files of the project, from the repository
-// root down to cwd; each .opencode directory from the root down; ~/.opencode;
-// and $OPENCODE_CONFIG_DIR. A configuration directory holds agents in
-// agent/ and agents/ (their subdirectories too) and an opencode.json with
-// an agent section; $OPENCODE_CONFIG names one more opencode.json, read
-// after the global one.
-func AgentDirs(cwd string) []config.Dir {
-	var dirs []config.Dir
-	root := SessionModel(cwd)
-	add := func(path string, o Origin) {
-		o.RootModel = root
-		if path != "" && !slices.ContainsFunc(dirs, func(d config.Dir) bool { return d.Path == path }) {
-			dirs = append(dirs, config.Dir{Path: path, Source: Source, Origin: o})
+// location is one of opencode's configuration places: a configuration
+// directory, or one opencode.json file.
+type location struct {
+	path string
+	file bool
+}
+
+// locations are opencode's configuration places for cwd, lowest
+// precedence first, each once, as opencode orders them: its global
+// directory; the file $OPENCODE_CONFIG (from cwd when relative); the
+// opencode.json files of the project, from the repository root down to
+// cwd; each .opencode directory from the root down; ~/.opencode; and
+// $OPENCODE_CONFIG_DIR. Agents and the session's model are both read
+// from these.
+func locations(cwd string) []location {
+	var out []location
+	add := func(path string, file bool) {
+		if path != "" && !slices.ContainsFunc(out, func(l location) bool { return l.path == path }) {
+			out = append(out, location{path, file})
 		}
 	}
-	add(GlobalDir(), Origin{})
-	if f := os.Getenv("OPENCODE_CONFIG"); f != "" && filepath.IsAbs(f) {
-		add(f, Origin{File: true})
+	add(GlobalDir(), false)
+	if f := os.Getenv("OPENCODE_CONFIG"); f != "" {
+		if !filepath.IsAbs(f) && cwd != "" {
+			f = filepath.Join(cwd, f) // as opencode, started in cwd, reads it
+		}
+		if filepath.IsAbs(f) {
+			add(filepath.Clean(f), true)
+		}
 	}
 	chain := osfile.ProjectChain(cwd, "")
 	for _, d := range chain {
-		add(filepath.Join(d, "opencode.jsonc"), Origin{File: true})
-		add(filepath.Join(d, "opencode.json"), Origin{File: true})
+		add(filepath.Join(d, "opencode.jsonc"), true)
+		add(filepath.Join(d, "opencode.json"), true)
 	}
 	for _, d := range chain {
-		add(filepath.Join(d, ".opencode"), Origin{})
+		add(filepath.Join(d, ".opencode"), false)
 	}
 	if home, _ := os.UserHomeDir(); home != "" {
-		add(filepath.Join(home, ".opencode"), Origin{})
+		add(filepath.Join(home, ".opencode"), false)
 	}
 	if d := os.Getenv("OPENCODE_CONFIG_DIR"); d != "" {
-		add(filepath.Clean(osfile.ExpandHome(d)), Origin{})
+		add(filepath.Clean(osfile.ExpandHome(d)), false)
+	}
+	return out
+}
+
+// AgentDirs are where opencode finds agents for cwd (locations, lowest
+// precedence first). A configuration directory holds agents in agent/
+// and agents/ (their subdirectories too) and an opencode.json with an
+// agent section.
+func AgentDirs(cwd string) []config.Dir {
+	root := SessionModel(cwd)
+	var dirs []config.Dir
+	for _, l := range locations(cwd) {
+		dirs = append(dirs, config.Dir{Path: l.path, Source: Source, Origin: Origin{File: l.file, RootModel: root}})
 	}
 	return dirs
 }

@@ -210,8 +210,10 @@ func TestStrip(t *testing.T) {
 
 func TestSessionModel(t *testing.T) {
 	root := t.TempDir()
+	t.Setenv("HOME", filepath.Join(root, "home"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
 	t.Setenv("OPENCODE_CONFIG", "")
+	t.Setenv("OPENCODE_CONFIG_DIR", "")
 	configtest.WriteFiles(t, root, map[string]string{
 		"xdg/opencode/opencode.json":       `{"model": "openai/gpt-global"}`,
 		"proj/.git/HEAD":                   "",
@@ -226,5 +228,18 @@ func TestSessionModel(t *testing.T) {
 	}
 	if got := SessionModel(filepath.Join(root, "proj")); got != "openai/gpt-global" || strings.Contains(got, "no-provider") {
 		t.Errorf("SessionModel = %q", got)
+	}
+	// ~/.opencode and $OPENCODE_CONFIG_DIR, where agents are found too,
+	// come last, as in opencode.
+	configtest.WriteFiles(t, root, map[string]string{
+		"home/.opencode/opencode.json": `{"model": "openai/gpt-home"}`,
+		"dir/opencode.jsonc":           `{"model": "openai/gpt-dir"}`,
+	})
+	if got := SessionModel(filepath.Join(root, "proj")); got != "openai/gpt-home" {
+		t.Errorf("SessionModel with ~/.opencode = %q", got)
+	}
+	t.Setenv("OPENCODE_CONFIG_DIR", filepath.Join(root, "dir"))
+	if got := SessionModel(filepath.Join(root, "proj")); got != "openai/gpt-dir" {
+		t.Errorf("SessionModel with $OPENCODE_CONFIG_DIR = %q", got)
 	}
 }
