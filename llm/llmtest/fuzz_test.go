@@ -29,6 +29,8 @@ var scriptSeeds = []string{
 	"rules:\n  - {latency: 1s, chunk_delay: 1ms, fault: rate_limit, retry_after: 0.5}\n",
 	"rules:\n  - {reply: {text: c, usage: {input_tokens: 10, output_tokens: 2, cache_read_tokens: 4, cache_write_tokens: 6}}}\n",
 	"rules:\n  - {reply: {usage: {cache_read_tokens: 4}}}\n",
+	"rules:\n  - {match: {server_tool: web_search}, reply: {searches: [{query: \"{{ .LastUser }}\", pause: true, results: [{title: t, url: \"https://a.org/\", snippet: s}]}], text: a}}\n  - {reply: {searches: [{query: q}]}}\n",
+	"rules:\n  - {match: {server_tool: code}, reply: {searches: [{query: \" \", results: [{url: \"ftp://x\"}]}]}}\n",
 	"rules: [{}]\n---\nx: 1\n",
 	"",
 }
