@@ -340,6 +340,22 @@ func (r *runner) appendResults(calls []llm.ToolCall, results []tool.Result) {
 // callModel makes the next model call of the run's phase: the task's
 // with its tools, or the summary's without.
 func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Response, error) {
+	// The work before and after the provider's call is in frames of its
+	// own: a child's goroutine is parked inside Generate, and every byte
+	// of this frame (each event built here) is on its stack while it
+	// waits. A wide fan-out's children keep 8 KB stacks only while the
+	// path to the provider stays small.
+	req, turn := r.modelRequest(specs)
+	ctx, onEvent, streamed := r.watchCall(ctx, turn)
+	start := time.Now()
+	resp, err := r.spec.Provider.Generate(ctx, req, onEvent)
+	return r.endCall(ctx, turn, start, resp, err, streamed)
+}
+
+// modelRequest counts the call and builds its request.
+//
+//go:noinline
+func (r *runner) modelRequest(specs []llm.ToolSpec) (*llm.Request, int) {
 	r.state.Turns++
 	task := r.state.Phase == PhaseTask
 	if task {
@@ -347,7 +363,6 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 	} else {
 		specs = nil
 	}
-	turn := r.turn()
 	req := &llm.Request{
 		Model:    r.spec.Model,
 		System:   r.spec.System,
@@ -358,15 +373,23 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 	if r.spec.Output != nil && (!task || r.spec.Summary == "") {
 		req.Output = r.spec.Output.schema
 	}
+	return req, r.turn()
+}
+
+// watchCall reports the call's start and returns what reports its
+// stream and its retries; streamed is set once thinking was streamed.
+//
+//go:noinline
+func (r *runner) watchCall(ctx context.Context, turn int) (context.Context, llm.StreamFunc, *bool) {
+	streamed := new(bool)
 	var onEvent llm.StreamFunc
-	streamedThinking := false
-	if r.spec.Stream && task && r.spec.OnEvent != nil {
+	if r.spec.Stream && r.state.Phase == PhaseTask && r.spec.OnEvent != nil {
 		onEvent = func(ev llm.StreamEvent) {
 			switch ev.Kind {
 			case llm.EventTextDelta:
 				r.emit(Event{Kind: EventTextDelta, Turn: turn, Text: ev.Text})
 			case llm.EventReasoningDelta:
-				streamedThinking = true
+				*streamed = true
 				r.emit(Event{Kind: EventReasoningDelta, Turn: turn, Text: ev.Text})
 			}
 		}
@@ -377,15 +400,20 @@ func (r *runner) callModel(ctx context.Context, specs []llm.ToolSpec) (*llm.Resp
 			r.emit(Event{Kind: EventRetry, Turn: turn, Attempt: attempt, Err: err, Duration: wait})
 		})
 	}
-	start := time.Now()
-	resp, err := r.spec.Provider.Generate(ctx, req, onEvent)
+	return ctx, onEvent, streamed
+}
+
+// endCall reports the call's end and adds up its usage.
+//
+//go:noinline
+func (r *runner) endCall(ctx context.Context, turn int, start time.Time, resp *llm.Response, err error, streamed *bool) (*llm.Response, error) {
 	if err != nil {
 		err = llm.Classify(ctx, r.spec.Provider.Name(), err)
 		r.emit(Event{Kind: EventModelEnd, Turn: turn, Duration: time.Since(start), Err: err})
 		return nil, err
 	}
 	r.res.Usage = r.res.Usage.Add(resp.Usage)
-	if !streamedThinking && resp.Message.Reasoning != "" {
+	if !*streamed && resp.Message.Reasoning != "" {
 		// Not streamed: the watchers see it all at once.
 		r.emit(Event{Kind: EventReasoningDelta, Turn: turn, Text: resp.Message.Reasoning})
 	}
