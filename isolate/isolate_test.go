@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deputyhq/deputy/isolate"
 	"github.com/google/go-cmp/cmp"
@@ -468,5 +469,46 @@ func TestUnavailable(t *testing.T) {
 	noGit := &isolate.Manager{Dir: m.Dir, Git: filepath.Join(t.TempDir(), "no-such-git")}
 	if _, err := noGit.Create(ctx, r.dir, "NOGIT"); !errors.As(err, &u) || !strings.HasPrefix(u.Reason, "git is not installed") {
 		t.Errorf("without a git program: %v", err)
+	}
+}
+
+// A file rewritten with the same size in the second git last wrote the
+// index is "racily clean": its size and times match what the index holds,
+// and only the index file's own time tells git to read it again. The copy
+// of the index a snapshot works in must keep that time; a copy made later
+// let git trust the stale entry, so a worktree was made from the file's
+// old content, and a merge of a sibling that deleted it was taken for
+// clean and then failed to apply ("the working tree changed during the
+// merge"), about once in a hundred runs of TestModifyDeleteConflict.
+// The times are set by hand, one whole second for the file and the
+// index, as a filesystem or a git that counts whole seconds sees them;
+// ctime, which cannot be set, is left out (core.trustctime false).
+func TestSnapshotSeesARacilyCleanFile(t *testing.T) {
+	r := newRepo(t)
+	r.git("config", "core.trustctime", "false")
+	stamp := time.Now().Add(-time.Hour).Truncate(time.Second)
+	setTime := func(name string) {
+		t.Helper()
+		if err := os.Chtimes(filepath.Join(r.dir, name), stamp, stamp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.write("f.txt", "v1\n")
+	setTime("f.txt")
+	r.commitAll("init")
+	setTime(".git/index")
+	r.write("f.txt", "v2\n")
+	setTime("f.txt")
+	if !gitFails(t, r.dir, "diff-files", "--quiet") {
+		t.Fatal("git itself does not see f.txt changed; the test's setup is wrong")
+	}
+
+	m := newManager(t)
+	w, err := m.Create(ctx, r.dir, "RACY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(w.Path, "f.txt")); got != "v2\n" {
+		t.Errorf("f.txt in the worktree = %q, want the parent's %q", got, "v2\n")
 	}
 }

@@ -72,8 +72,9 @@ func resolved(path string) string {
 func (m *Manager) tempDir() string { return filepath.Join(m.Dir, "tmp") }
 
 // tempIndex copies the index file from (when there is one) to a new
-// temporary file and returns its name. Without an index to copy, the file
-// does not exist, and git starts from an empty index.
+// temporary file, with the index's time, and returns its name. Without an
+// index to copy, the file does not exist, and git starts from an empty
+// index.
 func (m *Manager) tempIndex(from string) (string, error) {
 	if err := os.MkdirAll(m.tempDir(), 0o755); err != nil {
 		return "", fmt.Errorf("isolate: %w", err)
@@ -89,12 +90,23 @@ func (m *Manager) tempIndex(from string) (string, error) {
 		os.Remove(name)
 		return name, nil
 	}
+	var info os.FileInfo
 	if err == nil {
 		_, err = io.Copy(f, src)
+		if err == nil {
+			info, err = src.Stat()
+		}
 		src.Close()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		// The copy keeps the index's time: git reads again every file
+		// changed in the second (or tick) the index was written, and an
+		// index newer than it is would have git trust a stale entry (a
+		// file rewritten with the same size in that second).
+		err = os.Chtimes(name, info.ModTime(), info.ModTime())
 	}
 	if err != nil {
 		os.Remove(name)
