@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,9 +26,16 @@ import (
 // the event's JSON on the command's standard input; from a PreToolUse
 // hook, exit status 2 (its standard error the reason) or a "deny" decision
 // refuses the call; from a PostToolUse hook, they add to what the model
-// reads. A front end sets them as RunRequest.Hooks; a run of agents
-// without hooks pays a lookup by name for each tool call.
-func (w *Workspace) AgentHooks() *delegate.Hooks {
+// reads. A front end sets them as RunRequest.Hooks for a run of agent a.
+//
+// They are nil when neither a nor an agent it can call has hooks: a tree
+// with an AfterToolCall hook wraps every run's tools and makes each child
+// wait for its own ledger writes (delegate's handOver), which a wide tree
+// of agents without hooks should not pay for.
+func (w *Workspace) AgentHooks(a *config.Agent) *delegate.Hooks {
+	if !slices.ContainsFunc(w.closure(a), func(c *config.Agent) bool { return len(c.Hooks) > 0 }) {
+		return nil
+	}
 	return &delegate.Hooks{
 		BeforeToolCall: func(ctx context.Context, s *delegate.Scope, call llm.ToolCall) error {
 			for _, h := range w.hooksOf(s, "PreToolUse", call.Name) {

@@ -158,3 +158,40 @@ func write(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// The agents' hooks are engine hooks only for a run that can reach an
+// agent with hooks: a tree of agents without them keeps the engine's
+// cheaper path (no wrapped tools, children that hand their ledger writes
+// to their parents).
+func TestAgentHooksOnlyWhereAnAgentHasThem(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	agents := filepath.Join(dir, ".deputy", "agents")
+	write(t, filepath.Join(agents, "lead.toml"), "name = \"lead\"\nmodel = \"openai/gpt-5-mini\"\nsystem_prompt = \"Lead.\"\nsub_agents = [\"guarded\"]\n")
+	write(t, filepath.Join(agents, "plain.toml"), "name = \"plain\"\nmodel = \"openai/gpt-5-mini\"\nsystem_prompt = \"Plain.\"\n")
+	write(t, filepath.Join(agents, "guarded.md"), `---
+name: guarded
+description: Guarded.
+hooks:
+  PreToolUse:
+    - matcher: "Bash"
+      hooks:
+        - type: command
+          command: "exit 2"
+---
+Guarded.
+`)
+	w, err := workspace.Load(workspace.Options{Dir: dir, Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"plain": false, "guarded": true, "lead": true} {
+		a, _, err := w.Agent(name)
+		if err != nil {
+			t.Fatalf("Agent(%s): %v", name, err)
+		}
+		if got := w.AgentHooks(a) != nil; got != want {
+			t.Errorf("AgentHooks(%s) set = %v, want %v", name, got, want)
+		}
+	}
+}

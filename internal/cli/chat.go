@@ -238,7 +238,7 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 			}
 		}()
 		sub := subagents
-		hooks := setup.w.AgentHooks()
+		hooks := setup.w.AgentHooks(a)
 		t := &chatTurn{out: out, live: mode == progressLive && stderrFile != nil, stderr: stderrFile, tree: live.NewTree(),
 			cancel: engine.Cancel, interrupt: cancel}
 		turnMu.Lock()

@@ -132,7 +132,7 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return configErrf("no task: give it after the agent's name, or pipe it on stdin")
 	}
 	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: setup.model, Workdir: setup.workdir, SessionID: f.session,
-		Budget: setup.budget, Isolation: f.isolation, Hooks: w.AgentHooks()}
+		Budget: setup.budget, Isolation: f.isolation, Hooks: w.AgentHooks(a)}
 
 	mode, err := progressMode(f.progress, f.verbose, cmd.ErrOrStderr())
 	if err != nil {
