@@ -8,15 +8,18 @@ import (
 // Queue orders the merges into one working tree: by the order the turns
 // were taken (the order a parent called its children), whichever run
 // finishes first. The zero Queue is ready to use.
+//
+// Every delegation call of a parent takes a turn, isolated or not, so a
+// turn costs little: its channel is made only by a Wait that must wait.
 type Queue struct {
 	mu    sync.Mutex
-	turns []*turn
+	turns []turn
 	first int // every turn before first is done
 }
 
 type turn struct {
 	done  bool
-	ready chan struct{} // closed when every earlier turn is done
+	ready chan struct{} // made by a Wait; closed when every earlier turn is done
 }
 
 // Turn is one place in a Queue.
@@ -29,20 +32,24 @@ type Turn struct {
 func (q *Queue) Take() Turn {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	t := &turn{ready: make(chan struct{})}
-	q.turns = append(q.turns, t)
-	i := len(q.turns) - 1
-	if i == q.first {
-		close(t.ready)
-	}
-	return Turn{q: q, i: i}
+	q.turns = append(q.turns, turn{})
+	return Turn{q: q, i: len(q.turns) - 1}
 }
 
 // Wait waits until every earlier turn is done, or ctx ends.
 func (t Turn) Wait(ctx context.Context) error {
-	t.q.mu.Lock()
-	ready := t.q.turns[t.i].ready
-	t.q.mu.Unlock()
+	q := t.q
+	q.mu.Lock()
+	if q.first >= t.i {
+		q.mu.Unlock()
+		return nil
+	}
+	ready := q.turns[t.i].ready
+	if ready == nil {
+		ready = make(chan struct{})
+		q.turns[t.i].ready = ready
+	}
+	q.mu.Unlock()
 	select {
 	case <-ready:
 		return nil
@@ -60,7 +67,7 @@ func (t Turn) Done() {
 	q.turns[t.i].done = true
 	for q.first < len(q.turns) && q.turns[q.first].done {
 		q.first++
-		if q.first < len(q.turns) {
+		if q.first < len(q.turns) && q.turns[q.first].ready != nil {
 			close(q.turns[q.first].ready)
 		}
 	}
