@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/internal/cli/live"
+	"github.com/deputyhq/deputy/llm"
 	"github.com/deputyhq/deputy/store"
 )
 
@@ -121,157 +123,185 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 		return err
 	}
 	defer setup.Close()
-	w, a := setup.w, setup.agent
-	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	mode, err := progressMode(f.progress, f.verbose, errOut)
-	if err != nil {
+	c := &chat{setup: setup, out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr()}
+	if c.mode, err = progressMode(f.progress, f.verbose, c.errOut); err != nil {
 		return err
 	}
-	lines := newChatInput(cmd.InOrStdin(), out)
-	defer lines.Close()
-	var turnMu sync.Mutex
-	var turn *chatTurn
+	c.lines = newChatInput(cmd.InOrStdin(), c.out)
+	defer c.lines.Close()
 	// Approvals and ask_user's questions are asked here, one at a time;
 	// the live tree steps aside while one is answered.
-	w.Person = &linePerson{in: lines, aside: func() func() {
-		turnMu.Lock()
-		t := turn
-		turnMu.Unlock()
-		if t == nil {
-			return func() {}
-		}
-		return t.pause()
-	}}
+	setup.w.Person = &linePerson{in: c.lines, aside: c.pauseTurn}
 	ctx := context.WithoutCancel(cmd.Context())
-	flushTraces, err := w.startTracing(ctx)
-	if err != nil {
+	if c.rec, err = setup.startRecording(ctx, f.session, false); err != nil {
 		return err
 	}
-	defer flushTraces()
-	ledger, err := w.OpenLedger(ctx)
-	if err != nil {
+	defer c.rec.Close()
+	if err := c.resume(f.session); err != nil {
 		return err
 	}
-	defer closeLedger(ledger, cmd.ErrOrStderr())
+	c.engine = setup.w.Engine(c.rec.ledger, c.listeners()...)
+	c.subagents = f.subagents || slices.Contains(setup.agent.Tools, delegate.ToolSubagent)
+	fmt.Fprintf(c.errOut, "Chatting with %s. /help for commands, /exit to leave.\n", setup.agent.Name)
+	return c.converse(ctx)
+}
 
-	session := f.session
-	history, exchanges, err := sessionHistory(ctx, ledger, session)
+// chat is a conversation in the terminal: the root prepared once, and
+// the state its turns share.
+type chat struct {
+	setup       *rootSetup
+	rec         *recording
+	engine      *delegate.Engine
+	lines       chatInput
+	out, errOut io.Writer
+	mode        string
+	session     string
+	history     []llm.Message
+	subagents   bool // the subagent tool is on (/subagents)
+
+	turnMu sync.Mutex
+	turn   *chatTurn // the turn that shows, nil before the first
+}
+
+// resume names the chat's session: a new one, or session when it holds
+// exchanges (their history is the conversation so far).
+func (c *chat) resume(session string) error {
 	switch {
-	case err != nil:
-		return err
 	case session == "":
 		session = "chat-" + store.NewID()
-	case exchanges == 0:
+	case c.rec.exchanges == 0:
 		return &exitError{code: ExitFailed, err: fmt.Errorf("no session %q (see 'deputy sessions list')", session)}
 	default:
-		fmt.Fprintf(errOut, "Resumed session %s (%d exchanges).\n", session, exchanges)
+		fmt.Fprintf(c.errOut, "Resumed session %s (%d exchanges).\n", session, c.rec.exchanges)
 	}
-	// Each turn shows through its own chatTurn; the engine's listener
-	// forwards to the current one.
-	listeners := []delegate.Listener{func(ev delegate.Event) {
-		turnMu.Lock()
-		t := turn
-		turnMu.Unlock()
-		if t != nil {
+	c.session, c.history = session, c.rec.history
+	return nil
+}
+
+// currentTurn is the turn that shows, nil before the first.
+func (c *chat) currentTurn() *chatTurn {
+	c.turnMu.Lock()
+	defer c.turnMu.Unlock()
+	return c.turn
+}
+
+// pauseTurn puts the current turn's live tree aside (linePerson.aside).
+func (c *chat) pauseTurn() func() {
+	if t := c.currentTurn(); t != nil {
+		return t.pause()
+	}
+	return func() {}
+}
+
+// listeners are the engine's: each turn shows through its own chatTurn,
+// to which the first forwards; -v adds plain lines.
+func (c *chat) listeners() []delegate.Listener {
+	ls := []delegate.Listener{func(ev delegate.Event) {
+		if t := c.currentTurn(); t != nil {
 			t.listen(ev)
 		}
 	}}
-	if mode == progressPlain {
-		listeners = append(listeners, live.NewPlain(errOut).Listen)
+	if c.mode == progressPlain {
+		ls = append(ls, live.NewPlain(c.errOut).Listen)
 	}
-	stderrFile, _ := errOut.(*os.File)
-	var engine *delegate.Engine
-	engine = w.Engine(ledger, listeners...)
-	subagents := f.subagents || hasTool(a, delegate.ToolSubagent)
-	fmt.Fprintf(errOut, "Chatting with %s. /help for commands, /exit to leave.\n", a.Name)
+	return ls
+}
 
+// converse reads lines until /exit or the end of input: commands are
+// answered here, anything else goes to the agent.
+func (c *chat) converse(ctx context.Context) error {
 	// Ctrl-C cancels the turn in progress, not the chat.
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
 	defer signal.Stop(interrupts)
-
 	for {
-		line, err := lines.readLine("> ")
+		line, err := c.lines.readLine("> ")
 		if errors.Is(err, errLineInterrupted) {
 			continue
 		}
 		if err != nil {
-			fmt.Fprintln(out)
+			fmt.Fprintln(c.out)
 			return nil // EOF: leave quietly
 		}
-		line = strings.TrimSpace(line)
-		switch {
+		switch line = strings.TrimSpace(line); {
 		case line == "":
-			continue
-		case line == "/exit" || line == "/quit":
-			return nil
-		case line == "/help":
-			fmt.Fprintln(out, chatHelp)
-			continue
-		case line == "/session":
-			fmt.Fprintln(out, session)
-			continue
-		case strings.HasPrefix(line, "/subagents"):
-			switch strings.TrimSpace(strings.TrimPrefix(line, "/subagents")) {
-			case "on":
-				subagents = true
-			case "off":
-				subagents = false
-			default:
-				fmt.Fprintln(out, "usage: /subagents on|off")
-				continue
-			}
-			fmt.Fprintf(out, "subagent tool %s\n", map[bool]string{true: "on", false: "off"}[subagents])
-			continue
 		case strings.HasPrefix(line, "/"):
-			fmt.Fprintf(out, "unknown command %s (/help lists them)\n", strings.Fields(line)[0])
-			continue
-		}
-
-		turnCtx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-interrupts:
-				cancel()
-			case <-done:
+			if leave := c.command(line); leave {
+				return nil
 			}
-		}()
-		sub := subagents
-		hooks := setup.w.AgentHooks(a)
-		t := &chatTurn{out: out, live: mode == progressLive && stderrFile != nil, stderr: stderrFile, tree: live.NewTree(),
-			cancel: engine.Cancel, interrupt: cancel}
-		turnMu.Lock()
-		turn = t
-		turnMu.Unlock()
-		env := engine.Run(turnCtx, delegate.RunRequest{Agent: a, Task: line, History: history, Model: setup.model,
-			Workdir: setup.workdir, SessionID: session, Subagents: &sub, OnText: t.text, Budget: setup.budget, Hooks: hooks})
-		t.end()
-		close(done)
-		cancel()
-		fmt.Fprintln(out)
-		switch {
-		case env.OK():
-			ex := env.Exchange(line)
-			history = append(history, delegate.SessionHistory([]store.Exchange{ex})...)
-			if err := ledger.AppendExchange(ctx, session, ex); err != nil {
-				fmt.Fprintln(errOut, "deputy: warning: saving the session:", err)
-			}
-		case env.Status == delegate.StatusCancelled:
-			fmt.Fprintln(errOut, "(cancelled)")
-		case errors.Is(env.Err, delegate.ErrConfig):
-			return configErr(env.Err)
 		default:
-			fmt.Fprintf(errOut, "deputy: %s: %s\n", env.Status, env.Error)
+			if err := c.ask(ctx, line, interrupts); err != nil {
+				return err
+			}
 		}
 	}
 }
 
-func hasTool(a *config.Agent, name string) bool {
-	for _, t := range a.Tools {
-		if t == name {
-			return true
+// command answers one of chatHelp's commands, and says whether it leaves
+// the chat.
+func (c *chat) command(line string) (leave bool) {
+	switch {
+	case line == "/exit" || line == "/quit":
+		return true
+	case line == "/help":
+		fmt.Fprintln(c.out, chatHelp)
+	case line == "/session":
+		fmt.Fprintln(c.out, c.session)
+	case strings.HasPrefix(line, "/subagents"):
+		switch strings.TrimSpace(strings.TrimPrefix(line, "/subagents")) {
+		case "on":
+			c.subagents = true
+		case "off":
+			c.subagents = false
+		default:
+			fmt.Fprintln(c.out, "usage: /subagents on|off")
+			return false
 		}
+		fmt.Fprintf(c.out, "subagent tool %s\n", map[bool]string{true: "on", false: "off"}[c.subagents])
+	default:
+		fmt.Fprintf(c.out, "unknown command %s (/help lists them)\n", strings.Fields(line)[0])
 	}
 	return false
+}
+
+// ask runs one turn: line goes to the agent, whose answer streams to
+// stdout until it ends or Ctrl-C (on interrupts) cancels it. Only a
+// configuration error ends the chat.
+func (c *chat) ask(ctx context.Context, line string, interrupts <-chan os.Signal) error {
+	turnCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-interrupts:
+			cancel()
+		case <-done:
+		}
+	}()
+	stderrFile, _ := c.errOut.(*os.File)
+	t := &chatTurn{out: c.out, live: c.mode == progressLive && stderrFile != nil, stderr: stderrFile, tree: live.NewTree(),
+		cancel: c.engine.Cancel, interrupt: cancel}
+	c.turnMu.Lock()
+	c.turn = t
+	c.turnMu.Unlock()
+	sub := c.subagents
+	req := c.setup.request(line, c.session)
+	req.History, req.Subagents, req.OnText = c.history, &sub, t.text
+	env := c.engine.Run(turnCtx, req)
+	t.end()
+	close(done)
+	cancel()
+	fmt.Fprintln(c.out)
+	switch {
+	case env.OK():
+		ex := env.Exchange(line)
+		c.history = append(c.history, delegate.SessionHistory([]store.Exchange{ex})...)
+		c.rec.save(ctx, c.session, ex)
+	case env.Status == delegate.StatusCancelled:
+		fmt.Fprintln(c.errOut, "(cancelled)")
+	case errors.Is(env.Err, delegate.ErrConfig):
+		return configErr(env.Err)
+	default:
+		fmt.Fprintf(c.errOut, "deputy: %s: %s\n", env.Status, env.Error)
+	}
+	return nil
 }

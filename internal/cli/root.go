@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/deputyhq/deputy/delegate"
 	"github.com/deputyhq/deputy/ledger"
 	"github.com/deputyhq/deputy/llm"
+	"github.com/deputyhq/deputy/workspace"
 )
 
 // rootFlags are the flags of a command that runs a root agent (run and
@@ -102,6 +105,94 @@ func withEffort(a *config.Agent, e string) (*config.Agent, error) {
 	c := *a
 	c.Params.Effort = e
 	return &c, nil
+}
+
+// request is a run of task by the root in session (none when ""): its
+// agent, model, working directory and budget as prepared, and its agents'
+// hooks. run and chat add what only they give.
+func (s *rootSetup) request(task, session string) delegate.RunRequest {
+	return delegate.RunRequest{Agent: s.agent, Task: task, Model: s.model, Workdir: s.workdir, SessionID: session,
+		Budget: s.budget, Hooks: s.w.AgentHooks(s.agent)}
+}
+
+// rootLedger is a root's ledger as run and chat use it: what the engine
+// records through, the sessions, and the close when the command ends.
+type rootLedger interface {
+	ledger.Recorder
+	ledger.Sessions
+	io.Closer
+}
+
+// recording is what a root's runs are recorded through: the ledger, the
+// traces (when the OTEL_* variables ask for them), and the session they
+// continue.
+type recording struct {
+	ledger rootLedger
+	// async is the ledger when it opens in the background (run's).
+	async       *workspace.AsyncLedger
+	flushTraces func()
+	stderr      io.Writer
+	// history is the session's conversation so far, of exchanges
+	// exchanges.
+	history   []llm.Message
+	exchanges int
+}
+
+// startRecording starts tracing, opens the ledger and reads the history of
+// session ("": none), as run and chat do before their first model call.
+// In the background, the ledger opens while the run starts (run): the
+// run's first writes wait in order for it, and the run waits for them (so
+// for the open) before any tool call runs; a ledger that cannot be opened
+// stops the run there (opened says so). Otherwise (chat) it is open before
+// startRecording returns.
+func (s *rootSetup) startRecording(ctx context.Context, session string, background bool) (_ *recording, err error) {
+	r := &recording{stderr: s.w.stderr}
+	if r.flushTraces, err = s.w.startTracing(ctx); err != nil {
+		return nil, err
+	}
+	cmdTiming.mark("config")
+	if background {
+		r.async = s.w.OpenLedgerAsync(ctx)
+		r.ledger = r.async
+	} else if r.ledger, err = s.w.OpenLedger(ctx); err != nil {
+		r.flushTraces()
+		return nil, err
+	}
+	cmdTiming.mark("ledger open")
+	// The session's history goes into the first model call: this waits
+	// for a ledger opening in the background.
+	if r.history, r.exchanges, err = sessionHistory(ctx, r.ledger, session); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// opened waits for a ledger opening in the background and returns the
+// open's error, when nothing of the run was recorded (and none of its tool
+// calls ran).
+func (r *recording) opened(ctx context.Context) error {
+	if r.async == nil {
+		return nil
+	}
+	_, err := r.async.Store(context.WithoutCancel(ctx))
+	return err
+}
+
+// save adds an exchange that ended ok to session, with a warning when it
+// cannot: the answer has been given.
+func (r *recording) save(ctx context.Context, session string, ex ledger.Exchange) {
+	if err := r.ledger.AppendExchange(context.WithoutCancel(ctx), session, ex); err != nil {
+		fmt.Fprintln(r.stderr, "deputy: warning: saving the session:", err)
+	}
+}
+
+// Close closes the ledger, with a warning when what it recorded did not
+// reach the file, and sends the last spans.
+func (r *recording) Close() {
+	closeLedger(r.ledger, r.stderr)
+	cmdTiming.mark("ledger close")
+	r.flushTraces()
 }
 
 // sessionHistory is the conversation a session's exchanges make (run's and

@@ -81,15 +81,10 @@ after retries, timeout), 130 interrupted.`,
 }
 
 func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string) error {
-	if f.isolation != "" && f.isolation != config.IsolationWorktree && f.isolation != config.IsolationNone {
-		return configErrf("--isolation %q: want %q (or %q, the default)", f.isolation, config.IsolationWorktree, config.IsolationNone)
-	}
-	if err := f.temporal.check(cmd); err != nil {
+	if err := f.check(cmd); err != nil {
 		return err
-	} else if f.temporal.hostPort != "" {
-		if f.isolation == config.IsolationWorktree {
-			return configErrf("--isolation worktree does not work with --temporal: a tree on Temporal runs in its workers, which make no worktrees")
-		}
+	}
+	if f.temporal.hostPort != "" {
 		return handOverToTemporal(cmd)
 	}
 	// Ctrl-C and SIGTERM stop the run cleanly (recorded as cancelled);
@@ -104,79 +99,127 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		return err
 	}
 	defer setup.Close()
-	w, a := setup.w, setup.agent
-	// With --stream-json, stdin carries the program's answers to
-	// approvals and questions (streamPerson); otherwise what is piped is
-	// the task's context, and a terminal on stdin is a person to ask.
-	var stdinText string
-	var tty *os.File
-	if f.streamJSON {
-		w.Person = newStreamPerson(cmd.InOrStdin(), cmd.ErrOrStderr())
-	} else {
-		if stdinText, err = stdin.ReadPiped(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes); err != nil {
-			return configErr(err)
-		}
-		if in, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(in.Fd()) {
-			tty = in
-		}
-	}
-	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" && a.DefaultTask != "" {
-		task = a.DefaultTask // axe's way: the instructions are the task
-	}
-	if a.InitialPrompt != "" {
-		// Claude Code's initialPrompt: the session's first turn, before
-		// what the user asks.
-		task = strings.TrimSpace(a.InitialPrompt + "\n\n" + task)
-	}
-	if strings.TrimSpace(task) == "" && strings.TrimSpace(stdinText) == "" {
-		return configErrf("no task: give it after the agent's name, or pipe it on stdin")
-	}
-	req := delegate.RunRequest{Agent: a, Task: task, Context: stdinText, Model: setup.model, Workdir: setup.workdir, SessionID: f.session,
-		Budget: setup.budget, Isolation: f.isolation, Hooks: w.AgentHooks(a)}
-
-	mode, err := progressMode(f.progress, f.verbose, cmd.ErrOrStderr())
+	in, err := readRunInput(cmd, setup.w, f.streamJSON)
 	if err != nil {
 		return err
 	}
-	if mode == progressPlain && f.streamJSON && f.progress == progressAuto && !f.verbose {
-		// The stream on stdout already tells a program everything the
-		// plain lines would.
-		mode = progressNone
+	if task, err = rootTask(setup.agent, task, in.context); err != nil {
+		return err
+	}
+	req := setup.request(task, f.session)
+	req.Context, req.Isolation = in.context, f.isolation
+	mode, err := f.progressMode(cmd.ErrOrStderr())
+	if err != nil {
+		return err
 	}
 	if f.dryRun {
-		p, err := w.Engine(nil).Prepare(req)
-		if err != nil {
-			return configErr(err)
-		}
-		return printPrepared(cmd.OutOrStdout(), p, f.json)
+		return dryRun(cmd.OutOrStdout(), setup.w, req, f.json)
 	}
-
 	ctx := signals.context()
 	if ctx.Err() != nil {
 		// Interrupted while the configuration loaded: nothing has started.
 		return &exitError{code: ExitInterrupted, err: ctx.Err(), quiet: true}
 	}
-	flushTraces, err := w.startTracing(ctx)
+	rec, err := setup.startRecording(ctx, f.session, true)
 	if err != nil {
 		return err
 	}
-	defer flushTraces()
-	cmdTiming.mark("config")
-	// The ledger opens while the run starts: the run's first writes wait
-	// in order for it, and the run waits for them (so for the open) before
-	// any tool call runs; a ledger that cannot be opened stops the run
-	// there, and the command fails as if it had opened it first.
-	ledger := w.OpenLedgerAsync(ctx)
-	cmdTiming.mark("ledger open")
-	defer func() {
-		closeLedger(ledger, cmd.ErrOrStderr())
-		cmdTiming.mark("ledger close")
-	}()
-	// The session's history goes into the first model call: this waits
-	// for the open.
-	if req.History, _, err = sessionHistory(ctx, ledger, f.session); err != nil {
+	defer rec.Close()
+	req.History = rec.history
+	env, stream := f.execute(ctx, cmd, setup.w, rec.ledger, req, mode, in.tty)
+	if err := rec.opened(ctx); err != nil {
 		return err
 	}
+	if f.session != "" && env.OK() {
+		rec.save(ctx, f.session, env.Exchange(taskWithContext(task, in.context)))
+	}
+	return f.report(cmd.OutOrStdout(), env, stream)
+}
+
+// check checks the flags that need no configuration: --isolation, and the
+// Temporal flags with what they exclude.
+func (f *runFlags) check(cmd *cobra.Command) error {
+	if f.isolation != "" && f.isolation != config.IsolationWorktree && f.isolation != config.IsolationNone {
+		return configErrf("--isolation %q: want %q (or %q, the default)", f.isolation, config.IsolationWorktree, config.IsolationNone)
+	}
+	if err := f.temporal.check(cmd); err != nil {
+		return err
+	}
+	if f.temporal.hostPort != "" && f.isolation == config.IsolationWorktree {
+		return configErrf("--isolation worktree does not work with --temporal: a tree on Temporal runs in its workers, which make no worktrees")
+	}
+	return nil
+}
+
+// runInput is what run takes from stdin: the task's context piped in, or
+// the terminal of a person to ask.
+type runInput struct {
+	context string
+	tty     *os.File
+}
+
+// readRunInput reads stdin. With --stream-json, stdin carries the
+// program's answers to approvals and questions (streamPerson); otherwise
+// what is piped is the task's context, and a terminal on stdin is a person
+// to ask.
+func readRunInput(cmd *cobra.Command, w *cliWorkspace, streamJSON bool) (runInput, error) {
+	var in runInput
+	if streamJSON {
+		w.Person = newStreamPerson(cmd.InOrStdin(), cmd.ErrOrStderr())
+		return in, nil
+	}
+	var err error
+	if in.context, err = stdin.ReadPiped(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes); err != nil {
+		return in, configErr(err)
+	}
+	if f, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		in.tty = f
+	}
+	return in, nil
+}
+
+// rootTask is what the agent is asked: the words given, else (with
+// nothing piped either) the agent's default task, axe's way, where the
+// instructions are the task; after Claude Code's initialPrompt, the
+// session's first turn, when the agent has one.
+func rootTask(a *config.Agent, task, piped string) (string, error) {
+	if strings.TrimSpace(task) == "" && strings.TrimSpace(piped) == "" && a.DefaultTask != "" {
+		task = a.DefaultTask
+	}
+	if a.InitialPrompt != "" {
+		task = strings.TrimSpace(a.InitialPrompt + "\n\n" + task)
+	}
+	if strings.TrimSpace(task) == "" && strings.TrimSpace(piped) == "" {
+		return "", configErrf("no task: give it after the agent's name, or pipe it on stdin")
+	}
+	return task, nil
+}
+
+// progressMode is how the run shows on stderr (progressMode), where with
+// --stream-json the stream on stdout already tells a program everything
+// the plain lines would.
+func (f *runFlags) progressMode(stderr io.Writer) (string, error) {
+	mode, err := progressMode(f.progress, f.verbose, stderr)
+	if mode == progressPlain && f.streamJSON && f.progress == progressAuto && !f.verbose {
+		mode = progressNone
+	}
+	return mode, err
+}
+
+// dryRun prints what req would send, calling no model.
+func dryRun(out io.Writer, w *cliWorkspace, req delegate.RunRequest, asJSON bool) error {
+	p, err := w.Engine(nil).Prepare(req)
+	if err != nil {
+		return configErr(err)
+	}
+	return printPrepared(out, p, asJSON)
+}
+
+// execute runs req, recorded in l, with its progress shown in mode, the
+// person at tty (or in the live view) asked, its events streamed with
+// --stream-json and --timeout's limit; it returns the root's envelope and
+// the stream.
+func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, w *cliWorkspace, l rootLedger, req delegate.RunRequest, mode string, tty *os.File) (*delegate.Envelope, *telemetry.Stream) {
 	ctx, interrupt := context.WithCancel(ctx)
 	defer interrupt()
 	var engine *delegate.Engine
@@ -199,21 +242,16 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	engine = w.Engine(ledger, listeners...)
+	engine = w.Engine(l, listeners...)
 	engine.StreamText = f.streamJSON
 	env := engine.Run(ctx, req)
 	cmdTiming.mark("run")
 	stopProgress()
-	if _, err := ledger.Store(context.WithoutCancel(ctx)); err != nil {
-		// Nothing of the run is recorded, and none of its tool calls ran.
-		return err
-	}
-	if f.session != "" && env.OK() {
-		ex := env.Exchange(taskWithContext(task, stdinText))
-		if err := ledger.AppendExchange(context.WithoutCancel(ctx), f.session, ex); err != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning: saving the session:", err)
-		}
-	}
+	return env, stream
+}
+
+// report prints the run's result as the flags ask and returns its exit.
+func (f *runFlags) report(out io.Writer, env *delegate.Envelope, stream *telemetry.Stream) error {
 	switch {
 	case f.streamJSON:
 		// The last line is the object --json prints, on one line.
@@ -222,11 +260,11 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 			return err
 		}
 	case f.json:
-		if err := writeJSON(cmd.OutOrStdout(), runJSON(env)); err != nil {
+		if err := writeJSON(out, runJSON(env)); err != nil {
 			return err
 		}
 	case env.OK():
-		fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
+		fmt.Fprintln(out, strings.TrimRight(env.Output, "\n"))
 	}
 	return runExit(env, f.json || f.streamJSON)
 }
