@@ -51,6 +51,19 @@ func openLedger(cmd *cobra.Command, g *globalFlags) (*store.Store, error) {
 	return st, nil
 }
 
+// readLedger runs read on the ledger openLedger opens (nil when there is
+// none yet) and closes it after.
+func readLedger(cmd *cobra.Command, g *globalFlags, read func(st *store.Store) error) error {
+	st, err := openLedger(cmd, g)
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	return read(st)
+}
+
 // failed marks an error that is neither the user's configuration nor a
 // provider's: exit code 1.
 func failed(err error) error { return &exitError{code: ExitFailed, err: err} }

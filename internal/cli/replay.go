@@ -72,7 +72,7 @@ of call_agent and subquery runs always are.`,
 			case f.list:
 				return replayList(cmd, g, f)
 			case f.id != "":
-				return replayID(cmd, g, f)
+				return readLedger(cmd, g, func(st *store.Store) error { return replayID(cmd, st, f) })
 			}
 			// The bare line, without the usual "deputy:" prefix: scripts
 			// written for xzatoma match it exactly.
@@ -141,14 +141,7 @@ func printReplayTable(out io.Writer, views []runView) {
 	tw.Flush()
 }
 
-func replayID(cmd *cobra.Command, g *globalFlags, f *replayFlags) error {
-	st, err := openLedger(cmd, g)
-	if err != nil {
-		return err
-	}
-	if st != nil {
-		defer st.Close()
-	}
+func replayID(cmd *cobra.Command, st *store.Store, f *replayFlags) error {
 	var children []store.RunFilter
 	for _, k := range childKinds() {
 		children = append(children, store.RunFilter{Kind: k})

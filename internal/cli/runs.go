@@ -190,34 +190,33 @@ listed at the end; 'deputy runs tree' shows the whole tree.`,
   deputy runs show 2A3YCB --json | jq '.messages[] | select(.role == "tool")'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openLedger(cmd, g)
-			if err != nil {
-				return err
-			}
-			if st != nil {
-				defer st.Close()
-			}
-			c, err := loadConversation(cmd, st, args[0], store.RunFilter{RootsOnly: true})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), c)
-			}
-			out := cmd.OutOrStdout()
-			printRunHeader(out, c.Run)
-			printAttempts(out, c.Attempts)
-			printConversationSection(out, c)
-			printTodos(out, c)
-			printApprovals(out, c.Approvals)
-			printMemory(out, c)
-			printChildren(out, c.Children)
-			printWorktrees(out, c.Worktrees)
-			return nil
+			return readLedger(cmd, g, func(st *store.Store) error { return showRun(cmd, st, args[0], asJSON) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run, its messages and its children as JSON")
 	return cmd
+}
+
+// showRun prints the run id names: its fields, conversation and what
+// happened around it.
+func showRun(cmd *cobra.Command, st *store.Store, id string, asJSON bool) error {
+	c, err := loadConversation(cmd, st, id, store.RunFilter{RootsOnly: true})
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if asJSON {
+		return writeJSON(out, c)
+	}
+	printRunHeader(out, c.Run)
+	printAttempts(out, c.Attempts)
+	printConversationSection(out, c)
+	printTodos(out, c)
+	printApprovals(out, c.Approvals)
+	printMemory(out, c)
+	printChildren(out, c.Children)
+	printWorktrees(out, c.Worktrees)
+	return nil
 }
 
 // conversation is a run with its messages and direct children.

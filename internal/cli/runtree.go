@@ -26,35 +26,33 @@ subtree ("-" when a model without a price was called), wall time and id. Give an
   deputy runs tree 2A3YCB --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openLedger(cmd, g)
-			if err != nil {
-				return err
-			}
-			if st != nil {
-				defer st.Close()
-			}
-			ctx := cmd.Context()
-			r, err := getRun(ctx, st, args[0], store.RunFilter{RootsOnly: true})
-			if err != nil {
-				return err
-			}
-			runs, err := st.Tree(ctx, r.RootID)
-			if err != nil {
-				return failed(err)
-			}
-			root := buildTree(runs)
-			if root == nil {
-				return failed(errors.New("the ledger holds no root for run " + r.ID))
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), root)
-			}
-			printTree(cmd.OutOrStdout(), root, r.ID)
-			return nil
+			return readLedger(cmd, g, func(st *store.Store) error { return showTree(cmd, st, args[0], asJSON) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tree as nested JSON")
 	return cmd
+}
+
+// showTree prints the delegation tree of the run id names, marking it.
+func showTree(cmd *cobra.Command, st *store.Store, id string, asJSON bool) error {
+	ctx := cmd.Context()
+	r, err := getRun(ctx, st, id, store.RunFilter{RootsOnly: true})
+	if err != nil {
+		return err
+	}
+	runs, err := st.Tree(ctx, r.RootID)
+	if err != nil {
+		return failed(err)
+	}
+	root := buildTree(runs)
+	if root == nil {
+		return failed(errors.New("the ledger holds no root for run " + r.ID))
+	}
+	if asJSON {
+		return writeJSON(cmd.OutOrStdout(), root)
+	}
+	printTree(cmd.OutOrStdout(), root, r.ID)
+	return nil
 }
 
 // treeNode is one run of a delegation tree, with its children in the

@@ -141,59 +141,57 @@ collection removes them; after that its diff cannot be shown.`,
   deputy runs diff 2A3YCB | less`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openLedger(cmd, g)
-			if err != nil {
-				return err
-			}
-			if st != nil {
-				defer st.Close()
-			}
-			ctx := cmd.Context()
-			r, err := getRun(ctx, st, args[0], store.RunFilter{RootsOnly: true})
-			if err != nil {
-				return err
-			}
-			rows, runs, err := subtreeWorktrees(ctx, st, r)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if len(rows) == 0 {
-				fmt.Fprintf(out, "run %s had no isolated children: what its tree changed was written to the shared directory\n", r.ID)
-				return nil
-			}
-			m, err := worktreeManager()
-			if err != nil {
-				return err
-			}
-			var errs []error
-			for i, w := range rows {
-				if i > 0 {
-					fmt.Fprintln(out)
-				}
-				fmt.Fprintf(out, "== %s (%s): %s, branch %s\n", runs[w.RunID].Agent, w.RunID, w.State, w.Branch)
-				wt := worktreeOf(w)
-				if wt.Commit != "" {
-					if files, err := m.Changes(ctx, wt); err == nil {
-						for _, f := range files {
-							fmt.Fprintln(out, f)
-						}
-					}
-				}
-				diff, err := m.Diff(ctx, wt)
-				if err != nil {
-					fmt.Fprintf(out, "(no diff: %v)\n", err)
-					errs = append(errs, err)
-					continue
-				}
-				io.WriteString(out, diff)
-			}
-			if len(errs) == len(rows) {
-				return failed(errors.Join(errs...))
-			}
-			return nil
+			return readLedger(cmd, g, func(st *store.Store) error { return diffRun(cmd, st, args[0]) })
 		},
 	}
+}
+
+// diffRun shows, child by child, the files and the diff of each isolated
+// run of the run id names and below it.
+func diffRun(cmd *cobra.Command, st *store.Store, id string) error {
+	ctx, out := cmd.Context(), cmd.OutOrStdout()
+	r, err := getRun(ctx, st, id, store.RunFilter{RootsOnly: true})
+	if err != nil {
+		return err
+	}
+	rows, runs, err := subtreeWorktrees(ctx, st, r)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(out, "run %s had no isolated children: what its tree changed was written to the shared directory\n", r.ID)
+		return nil
+	}
+	m, err := worktreeManager()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i, w := range rows {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		fmt.Fprintf(out, "== %s (%s): %s, branch %s\n", runs[w.RunID].Agent, w.RunID, w.State, w.Branch)
+		wt := worktreeOf(w)
+		if wt.Commit != "" {
+			if files, err := m.Changes(ctx, wt); err == nil {
+				for _, f := range files {
+					fmt.Fprintln(out, f)
+				}
+			}
+		}
+		diff, err := m.Diff(ctx, wt)
+		if err != nil {
+			fmt.Fprintf(out, "(no diff: %v)\n", err)
+			errs = append(errs, err)
+			continue
+		}
+		io.WriteString(out, diff)
+	}
+	if len(errs) == len(rows) {
+		return failed(errors.Join(errs...))
+	}
+	return nil
 }
 
 func newRunsCleanCmd(g *globalFlags) *cobra.Command {
@@ -214,14 +212,7 @@ own branches, index and stash are never touched.`,
   deputy runs clean`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openLedger(cmd, g)
-			if err != nil {
-				return err
-			}
-			if st != nil {
-				defer st.Close()
-			}
-			return cleanWorktrees(cmd, st, args)
+			return readLedger(cmd, g, func(st *store.Store) error { return cleanWorktrees(cmd, st, args) })
 		},
 	}
 }
