@@ -69,12 +69,7 @@ func approvalViews(evs []store.Event) []approvalView {
 
 // printApprovals lists the requests to the person.
 func printApprovals(out io.Writer, views []approvalView) {
-	if len(views) == 0 {
-		return
-	}
-	fmt.Fprintln(out, "\napprovals and questions:")
-	tw := newTable(out)
-	for _, v := range views {
+	printSection(out, "approvals and questions", views, func(tw io.Writer, v approvalView) {
 		what := oneLine(v.Detail)
 		if v.Kind == approval.KindQuestion {
 			what = "asks: " + oneLine(v.Question)
@@ -84,8 +79,7 @@ func printApprovals(out io.Writer, views []approvalView) {
 			by = fmt.Sprintf(" (%s, %s)", a.By, formatTime(a.Time))
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\n", formatTime(v.AskedAt), pathText(v.Path), what, v.Outcome, by)
-	}
-	tw.Flush()
+	})
 }
 
 func pathText(p []string) string {

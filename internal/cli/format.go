@@ -17,6 +17,21 @@ func newTable(out io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 }
 
+// printSection prints a section of a listing (runs show's approvals,
+// worktrees, attempts, ...): a blank line, the title, then a table with
+// the row row writes for each value; nothing when there are no values.
+func printSection[T any](out io.Writer, title string, values []T, row func(tw io.Writer, v T)) {
+	if len(values) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\n%s:\n", title)
+	tw := newTable(out)
+	for _, v := range values {
+		row(tw, v)
+	}
+	tw.Flush()
+}
+
 func modelOrInherit(m string) string {
 	if m == "" {
 		return config.ModelInherit

@@ -358,8 +358,6 @@ func printConversationSection(out io.Writer, c *conversation) {
 	fmt.Fprintln(out, "    (no messages stored)")
 }
 
-// printMemory shows what the run added to its agent's memory and the
-// scratchpad of its tree.
 // lastTodos is the task list of run id's last todos event, nil when it
 // kept none.
 func lastTodos(ctx context.Context, st *store.Store, id string) ([]tool.TodoItem, error) {
@@ -389,20 +387,16 @@ func printTodos(out io.Writer, c *conversation) {
 	fmt.Fprintf(out, "\ntasks (%s):\n%s\n", live.TodoProgress(c.Todos), indent(tool.FormatTodos(c.Todos), "  "))
 }
 
+// printMemory shows what the run added to its agent's memory and the
+// scratchpad of its tree.
 func printMemory(out io.Writer, c *conversation) {
 	for _, m := range c.Memory {
 		fmt.Fprintf(out, "\nmemory (added to %s's):\n", m.Agent)
 		fmt.Fprintf(out, "  task:   %s\n  result: %s\n", oneLine(m.Task), oneLine(m.Result))
 	}
-	if len(c.Scratchpad) == 0 {
-		return
-	}
-	fmt.Fprintln(out, "\nscratchpad (shared by the whole tree):")
-	tw := newTable(out)
-	for _, n := range c.Scratchpad {
+	printSection(out, "scratchpad (shared by the whole tree)", c.Scratchpad, func(tw io.Writer, n noteView) {
 		fmt.Fprintf(tw, "  %s\t%s\t(by %s)\n", n.Key, oneLine(n.Value), n.Agent)
-	}
-	tw.Flush()
+	})
 }
 
 // oneLine keeps a value on one line of a listing.
@@ -411,29 +405,17 @@ func oneLine(s string) string {
 }
 
 func printAttempts(out io.Writer, atts []attemptView) {
-	if len(atts) == 0 {
-		return
-	}
-	fmt.Fprintln(out, "\nearlier attempts:")
-	tw := newTable(out)
-	for _, a := range atts {
+	printSection(out, "earlier attempts", atts, func(tw io.Writer, a attemptView) {
 		status := a.Status
 		if a.Error != "" {
 			status += ": " + a.Error
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%d turns\t%s\n", a.Attempt, formatTime(a.StartedAt), a.Turns, status)
-	}
-	tw.Flush()
+	})
 }
 
 func printChildren(out io.Writer, children []runView) {
-	if len(children) == 0 {
-		return
-	}
-	fmt.Fprintln(out, "\nchildren:")
-	tw := newTable(out)
-	for _, ch := range children {
+	printSection(out, "children", children, func(tw io.Writer, ch runView) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d tokens\t%s\t%s\n", ch.ID, ch.Agent, ch.Kind, ch.Status, ch.Usage.Total(), live.USD(ch.CostUSD), orDash(live.Excerpt(ch.Task, 50)))
-	}
-	tw.Flush()
+	})
 }

@@ -84,12 +84,7 @@ func viewWorktrees(rows []store.Worktree, runs map[string]store.Run) []worktreeV
 // with their directory, to look at, merge by hand or remove with runs
 // clean.
 func printWorktrees(out io.Writer, ws []worktreeView) {
-	if len(ws) == 0 {
-		return
-	}
-	fmt.Fprintln(out, "\nworktrees (isolated children):")
-	tw := newTable(out)
-	for _, w := range ws {
+	printSection(out, "worktrees (isolated children)", ws, func(tw io.Writer, w worktreeView) {
 		where := "removed"
 		if !w.Removed {
 			where = "kept in " + w.Path
@@ -99,8 +94,7 @@ func printWorktrees(out io.Writer, ws []worktreeView) {
 			files = "-" // not known before its run ends
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", w.RunID, w.Agent, w.State, files, w.Branch, where)
-	}
-	tw.Flush()
+	})
 	for _, w := range ws {
 		if !w.Removed {
 			fmt.Fprintln(out, "  ('deputy runs diff' shows their changes; 'deputy runs clean' removes the kept worktrees and branches)")
