@@ -11,39 +11,22 @@ import (
 	"strings"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/agentdir"
 	"github.com/deputyhq/deputy/config/internal/osfile"
 )
 
 // UserDir is Claude Code's user configuration directory:
 // $CLAUDE_CONFIG_DIR, which replaces ~/.claude in Claude Code, else
 // ~/.claude; "" when neither can be determined.
-func UserDir() string {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Clean(osfile.ExpandHome(d))
-	}
-	home, _ := os.UserHomeDir()
-	if home == "" {
-		return ""
-	}
-	return filepath.Join(home, ".claude")
-}
+func UserDir() string { return osfile.UserDir("CLAUDE_CONFIG_DIR", ".claude") }
 
 // Dirs returns Claude Code's .claude directories, lowest precedence first:
 // UserDir (~/.claude), then .claude in each directory from the repository
 // root (the nearest parent holding .git; cwd alone when there is none)
 // down to cwd, as Claude Code finds them.
 func Dirs(cwd string) []string {
-	var dirs []string
 	home, _ := os.UserHomeDir()
-	if u := UserDir(); u != "" {
-		dirs = append(dirs, u)
-	}
-	for _, p := range osfile.ProjectChain(cwd, home) {
-		if d := filepath.Join(p, ".claude"); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
+	return osfile.ConfigDirs(UserDir(), ".claude", cwd, home)
 }
 
 // settingsFiles yields the path and contents of each of Claude Code's
@@ -125,10 +108,6 @@ func (o Origin) Load(path, source string, opts config.LoadOptions) ([]*config.Ag
 // else chooses one.
 const DefaultAlias = "sonnet"
 
-// maxDepth bounds how deep Files looks below a Claude Code agents
-// directory; it also ends a loop of symbolic links.
-const maxDepth = 8
-
 // Files lists the agent files of dir: Claude Code also finds agents in the
 // subdirectories of its agents directories (collections are installed by
 // cloning them into ~/.claude/agents/NAME), so the directory is read
@@ -150,7 +129,7 @@ func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 		for _, e := range entries {
 			path := filepath.Join(dir, e.Name())
 			if osfile.IsDir(path, e) {
-				if !strings.HasPrefix(e.Name(), ".") && depth < maxDepth {
+				if !strings.HasPrefix(e.Name(), ".") && depth < agentdir.MaxDepth {
 					subdirs = append(subdirs, path)
 				}
 				continue
@@ -163,7 +142,7 @@ func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 		}
 		for _, sub := range subdirs {
 			if err := walk(sub, depth+1); err != nil {
-				diags = append(diags, unreadableDir(sub, err))
+				diags = append(diags, agentdir.Unreadable(sub, err))
 			}
 		}
 		return nil
@@ -192,7 +171,7 @@ func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 			diags = append(diags, config.Diagnostic{File: p, Severity: config.Warning, Message: "cannot read agent file: " + osfile.ErrText(err) + "; it is left out"})
 		case fi.IsDir():
 			if err := walk(p, 0); err != nil {
-				diags = append(diags, unreadableDir(p, err))
+				diags = append(diags, agentdir.Unreadable(p, err))
 			}
 		case strings.EqualFold(filepath.Ext(p), ".md"): // Claude Code's agents are Markdown
 			paths = append(paths, p)
@@ -205,10 +184,6 @@ func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 		return dup
 	})
 	return paths, diags, nil
-}
-
-func unreadableDir(dir string, err error) config.Diagnostic {
-	return config.Diagnostic{File: dir, Severity: config.Warning, Message: "cannot read agent directory: " + osfile.ErrText(err) + "; its agents are left out"}
 }
 
 // Duplicate is what a second file of a Claude Code directory tree (a

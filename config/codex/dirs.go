@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/agentdir"
 	"github.com/deputyhq/deputy/config/internal/osfile"
 )
 
@@ -19,32 +19,14 @@ const maxConfigFile = 4 << 20
 
 // HomeDir is Codex's home: $CODEX_HOME, else ~/.codex; "" when neither
 // can be determined.
-func HomeDir() string {
-	if d := os.Getenv("CODEX_HOME"); d != "" {
-		return filepath.Clean(osfile.ExpandHome(d))
-	}
-	home, _ := os.UserHomeDir()
-	if home == "" {
-		return ""
-	}
-	return filepath.Join(home, ".codex")
-}
+func HomeDir() string { return osfile.UserDir("CODEX_HOME", ".codex") }
 
 // configFolders are Codex's configuration folders for cwd, lowest
 // precedence first: its home, then .codex in each directory from the
 // repository root (the nearest parent holding .git; cwd alone outside a
 // repository) down to cwd.
 func configFolders(cwd string) []string {
-	var dirs []string
-	if h := HomeDir(); h != "" {
-		dirs = append(dirs, h)
-	}
-	for _, p := range osfile.ProjectChain(cwd, "") {
-		if d := filepath.Join(p, ".codex"); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
+	return osfile.ConfigDirs(HomeDir(), ".codex", cwd, "")
 }
 
 // AgentDirs are Codex's configuration folders for cwd, lowest precedence
@@ -101,39 +83,17 @@ func declared(dir string) map[string]string {
 	return out
 }
 
-// maxDepth bounds how deep Files looks below agents/.
-const maxDepth = 8
-
 // Files are the *.toml files below dir's agents/, then the role files its
 // config.toml declares.
 func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, nil, err
 	}
-	var (
-		paths []string
-		diags config.Diagnostics
-	)
-	var walk func(d string, depth int)
-	walk = func(d string, depth int) {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				diags = append(diags, config.Diagnostic{File: d, Severity: config.Warning, Message: "cannot read agent directory: " + osfile.ErrText(err) + "; its agents are left out"})
-			}
-			return
-		}
-		for _, e := range entries {
-			p := filepath.Join(d, e.Name())
-			switch {
-			case e.IsDir() && depth < maxDepth:
-				walk(p, depth+1)
-			case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".toml"):
-				paths = append(paths, p)
-			}
-		}
-	}
-	walk(filepath.Join(dir, "agents"), 0)
+	paths, diags := agentdir.Tree(filepath.Join(dir, "agents"),
+		func(_ string, e fs.DirEntry) bool { return e.IsDir() },
+		func(_ string, e fs.DirEntry) bool {
+			return e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".toml")
+		})
 	decl := declared(dir)
 	var extra []string
 	for p := range decl {

@@ -1,7 +1,6 @@
 package opencode
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/agentdir"
 	"github.com/deputyhq/deputy/config/internal/osfile"
 )
 
@@ -107,9 +107,6 @@ type Origin struct {
 // opencode.json, lowest precedence first.
 var configFiles = []string{"config.json", "opencode.jsonc", "opencode.json"}
 
-// maxDepth bounds how deep Files looks below agent/ and agents/.
-const maxDepth = 8
-
 // Files lists the directory's opencode.json files, then its Markdown agents.
 func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 	fi, err := os.Stat(dir)
@@ -123,29 +120,10 @@ func (o Origin) Files(dir string) ([]string, config.Diagnostics, error) {
 	}
 	var paths []string
 	var diags config.Diagnostics
-	var walk func(d string, depth int)
-	walk = func(d string, depth int) {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				diags = append(diags, config.Diagnostic{File: d, Severity: config.Warning, Message: "cannot read agent directory: " + osfile.ErrText(err) + "; its agents are left out"})
-			}
-			return
-		}
-		for _, e := range entries {
-			p := filepath.Join(d, e.Name())
-			switch {
-			case osfile.IsDir(p, e):
-				if depth < maxDepth {
-					walk(p, depth+1)
-				}
-			case strings.EqualFold(filepath.Ext(e.Name()), ".md"):
-				paths = append(paths, p)
-			}
-		}
-	}
 	for _, sub := range []string{"agent", "agents"} {
-		walk(filepath.Join(dir, sub), 0)
+		p, ds := agentdir.Tree(filepath.Join(dir, sub), osfile.IsDir,
+			func(_ string, e fs.DirEntry) bool { return strings.EqualFold(filepath.Ext(e.Name()), ".md") })
+		paths, diags = append(paths, p...), append(diags, ds...)
 	}
 	// opencode reads the agent files over its opencode.json's entries;
 	// here the files come first, and an entry of the same name is the

@@ -58,6 +58,38 @@ func ExpandHome(p string) string {
 	return filepath.Join(home, p[1:])
 }
 
+// UserDir is a tool's user configuration directory: the one the
+// environment variable env names (~ expanded), else name in the user's
+// home directory; "" when neither can be determined. Claude Code's
+// $CLAUDE_CONFIG_DIR and Codex's $CODEX_HOME work so.
+func UserDir(env, name string) string {
+	if d := os.Getenv(env); d != "" {
+		return filepath.Clean(ExpandHome(d))
+	}
+	home, _ := os.UserHomeDir()
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, name)
+}
+
+// ConfigDirs are a tool's configuration directories for cwd, lowest
+// precedence first, each once: user (unless ""), then the directory name
+// in each of ProjectChain(cwd, stop), as Claude Code finds its .claude
+// and Codex its .codex.
+func ConfigDirs(user, name, cwd, stop string) []string {
+	var dirs []string
+	if user != "" {
+		dirs = append(dirs, user)
+	}
+	for _, p := range ProjectChain(cwd, stop) {
+		if d := filepath.Join(p, name); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
 // IsDir reports whether e, the directory entry of path, is a directory or
 // a symbolic link to one.
 func IsDir(path string, e fs.DirEntry) bool {
