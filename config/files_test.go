@@ -7,13 +7,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deputyhq/deputy/config/internal/testfile"
 	"github.com/deputyhq/deputy/config/internal/text"
 )
 
 func TestResolveFiles(t *testing.T) {
 	dir := t.TempDir()
 	outside := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testfile.WriteFiles(t, dir, map[string]string{
 		"README.md":      "readme",
 		"docs/a.md":      "a",
 		"docs/deep/b.md": "b",
@@ -21,7 +22,7 @@ func TestResolveFiles(t *testing.T) {
 		"src/main.go":    "package main",
 		"bin/tool":       "x\x00y",
 	})
-	writeFiles(t, outside, map[string]string{"notes.md": "outside"})
+	testfile.WriteFiles(t, outside, map[string]string{"notes.md": "outside"})
 
 	files, diags := ResolveFiles([]string{
 		"docs/**/*.md",
@@ -50,7 +51,7 @@ func TestResolveFiles(t *testing.T) {
 
 func TestResolveFilesRelativeUp(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"shared/x.md": "x", "proj/y.md": "y"})
+	testfile.WriteFiles(t, root, map[string]string{"shared/x.md": "x", "proj/y.md": "y"})
 	files, diags := ResolveFiles([]string{"../shared/*.md"}, filepath.Join(root, "proj"))
 	if len(diags) != 0 || len(files) != 1 || files[0].Path != filepath.Join(root, "shared", "x.md") {
 		t.Errorf("files = %+v, diags = %v", files, diags)
@@ -72,7 +73,7 @@ func TestResolveFilesLimits(t *testing.T) {
 	for _, n := range []string{"b", "c", "d", "e", "f"} {
 		content[n+".txt"] = strings.Repeat("x", maxFileSize-10)
 	}
-	writeFiles(t, dir, content)
+	testfile.WriteFiles(t, dir, content)
 	files, diags := ResolveFiles([]string{"*.txt"}, dir)
 
 	// a is cut to 256 KiB; b, c, d fit; e gets the last 30 bytes; f is left out.

@@ -1,9 +1,10 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // FuzzResolveFiles: any list of globs (an agent's files) resolves without a
@@ -13,15 +14,7 @@ func FuzzResolveFiles(f *testing.F) {
 		f.Add(s, "README.md")
 	}
 	dir := f.TempDir()
-	for name, content := range map[string]string{"README.md": "# hi\n", "a/b/c.txt": "c\n", "bin.dat": "\x00\x01"} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			f.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			f.Fatal(err)
-		}
-	}
+	testfile.WriteFiles(f, dir, map[string]string{"README.md": "# hi\n", "a/b/c.txt": "c\n", "bin.dat": "\x00\x01"})
 	f.Fuzz(func(t *testing.T, g1, g2 string) {
 		files, _ := ResolveFiles([]string{g1, g2}, dir)
 		total := 0
@@ -41,13 +34,7 @@ func FuzzResolveSkill(f *testing.F) {
 		f.Add(s)
 	}
 	dir := f.TempDir()
-	p := filepath.Join(dir, "skills", "review", "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("---\nname: review\ndescription: d\n---\nBody\n"), 0o644); err != nil {
-		f.Fatal(err)
-	}
+	testfile.Write(f, filepath.Join(dir, "skills", "review", "SKILL.md"), "---\nname: review\ndescription: d\n---\nBody\n")
 	f.Fuzz(func(t *testing.T, ref string) {
 		s, err := ResolveSkill(ref, dir, []string{filepath.Join(dir, "skills")})
 		if err == nil && s == nil {

@@ -2,28 +2,13 @@ package config
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// addFileSeeds adds the files matching pattern as seeds.
-func addFileSeeds(f *testing.F, pattern string) {
-	f.Helper()
-	paths, err := filepath.Glob(pattern)
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no seed files for %s (%v)", pattern, err)
-	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-}
+	"github.com/deputyhq/deputy/config/internal/testfile"
+)
 
 // checkAgent holds for every agent a parser returns, whatever the input.
 func checkAgent(t *testing.T, a *Agent, diags Diagnostics) {
@@ -91,17 +76,11 @@ var (
 	}
 )
 
-func addSeeds(f *testing.F, seeds []string) {
-	for _, s := range seeds {
-		f.Add([]byte(s))
-	}
-}
-
 func FuzzLoadAgentTOML(f *testing.F) {
-	addFileSeeds(f, filepath.Join("axe", "testdata", "*.toml"))
-	addFileSeeds(f, filepath.Join("testdata", "precedence", "*", "*.toml"))
+	testfile.AddFileSeeds(f, filepath.Join("axe", "testdata", "*.toml"))
+	testfile.AddFileSeeds(f, filepath.Join("testdata", "precedence", "*", "*.toml"))
 	f.Add(InitAgentTOML("a"))
-	addSeeds(f, seedsTOML)
+	testfile.AddSeeds(f, seedsTOML)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, diags := ParseAgentTOML(data, "a.toml")
 		checkAgent(t, a, diags)
@@ -113,10 +92,10 @@ func FuzzLoadAgentTOML(f *testing.F) {
 }
 
 func FuzzLoadAgentMarkdown(f *testing.F) {
-	addFileSeeds(f, filepath.Join("claude", "testdata", "*.md"))
-	addFileSeeds(f, filepath.Join("testdata", "precedence", "*", "*.md"))
+	testfile.AddFileSeeds(f, filepath.Join("claude", "testdata", "*.md"))
+	testfile.AddFileSeeds(f, filepath.Join("testdata", "precedence", "*", "*.md"))
 	f.Add(InitAgentMarkdown("a"))
-	addSeeds(f, seedsMarkdown)
+	testfile.AddSeeds(f, seedsMarkdown)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, diags := ParseAgentMarkdown(data, "a.md")
 		checkAgent(t, a, diags)
@@ -128,9 +107,9 @@ func FuzzLoadAgentMarkdown(f *testing.F) {
 }
 
 func FuzzLoadSettingsYAML(f *testing.F) {
-	addFileSeeds(f, filepath.Join("testdata", "settings", "*.yaml"))
+	testfile.AddFileSeeds(f, filepath.Join("testdata", "settings", "*.yaml"))
 	f.Add(InitSettingsYAML())
-	addSeeds(f, seedsSettings)
+	testfile.AddSeeds(f, seedsSettings)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, diags := parseSettingsFile(data, "config.yaml", nil)
 		if file == nil && !diags.HasErrors() {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // OpenAgents finds an agent by name in the highest-precedence directory
@@ -15,7 +17,7 @@ import (
 // names, and a file that changed is read again.
 func TestOpenAgents(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"low/rev.toml":     "name = \"rev\"\nmodel = \"inherit\"\ndescription = \"low\"\n",
 		"low/broken.toml":  "name = \n",
 		"high/review.toml": "name = \"rev\" # the reviewer\nmodel = \"inherit\"\ndescription = \"high\"\n",
@@ -51,7 +53,7 @@ func TestOpenAgents(t *testing.T) {
 	}
 	// A name no file's head gives is found by reading every file, which
 	// reports the broken one too.
-	writeFiles(t, root, map[string]string{"high/quoted.md": "---\n\"name\": quoted-name\n---\nQ.\n"})
+	testfile.WriteFiles(t, root, map[string]string{"high/quoted.md": "---\n\"name\": quoted-name\n---\nQ.\n"})
 	set = OpenAgents(dirs, LoadOptions{}, "")
 	if a, ok := set.Get("quoted-name"); !ok || a.Name != "quoted-name" {
 		t.Errorf("quoted-name %+v", a)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 func agent(name string, subs ...string) *Agent {
@@ -13,7 +15,7 @@ func agent(name string, subs ...string) *Agent {
 
 func TestLintMessages(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"wd/a.go": "package a", "file": "x"})
+	testfile.WriteFiles(t, dir, map[string]string{"wd/a.go": "package a", "file": "x"})
 	custom := func(p string) bool { return isBuiltinProvider(p) || p == "local" }
 
 	tests := []struct {

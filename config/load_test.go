@@ -2,27 +2,14 @@ package config
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// writeFiles creates files (path -> content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/deputyhq/deputy/config/internal/testfile"
+)
 
 func TestLoadAgentsPrecedence(t *testing.T) {
 	base := filepath.Join("testdata", "precedence")
@@ -79,7 +66,7 @@ func TestLoadAgentsProjectOverUser(t *testing.T) {
 
 func TestLoadAgentsBadFileSkippedOthersLoad(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testfile.WriteFiles(t, dir, map[string]string{
 		"broken.toml": "name = \n",
 		"noname.md":   "---\ndescription: x\n---\n",
 		"good.toml":   "name = \"good\"\nmodel = \"inherit\"\n",
@@ -112,7 +99,7 @@ func TestLoadAgentsBadFileSkippedOthersLoad(t *testing.T) {
 
 func TestLoadAgentsSameNameTwiceInOneDir(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testfile.WriteFiles(t, dir, map[string]string{
 		"a.md":   "---\nname: a\n---\n",
 		"a.toml": "name = \"a\"\nmodel = \"inherit\"\n",
 	})
@@ -134,7 +121,7 @@ func TestLoadAgentsSameNameTwiceInOneDir(t *testing.T) {
 // deputy's own directories subdirectories are not read.
 func TestLoadAgentsUnreadableDir(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "file")
-	writeFiles(t, filepath.Dir(f), map[string]string{"file": "x"})
+	testfile.WriteFiles(t, filepath.Dir(f), map[string]string{"file": "x"})
 	_, diags := LoadAgents([]Dir{{Path: f, Source: SourceFlag}}, LoadOptions{})
 	if !diags.HasErrors() || !strings.Contains(diags.String(), "cannot read agent directory") {
 		t.Errorf("diagnostics = %v, want a read error", diags)
@@ -145,7 +132,7 @@ func TestLoadAgentFileSkills(t *testing.T) {
 	root := t.TempDir()
 	project := filepath.Join(root, "proj", ".deputy")
 	user := filepath.Join(root, "user")
-	writeFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"proj/.deputy/skills/review/SKILL.md":   "---\nname: review\ndescription: project review\n---\nReview well.\n",
 		"user/skills/review/SKILL.md":           "---\nname: review\n---\nuser's\n",
 		"user/skills/only-user/SKILL.md":        "Only in user.\n",
@@ -200,7 +187,7 @@ func TestLoadAgentFileErrors(t *testing.T) {
 	if want := "error: " + filepath.Join(dir, "none.toml") + ": cannot read agent file: no such file or directory"; diags.String() == "" || diagStrings(diags)[0] != want {
 		t.Errorf("diagnostics = %v, want %q", diagStrings(diags), want)
 	}
-	writeFiles(t, dir, map[string]string{"a.yaml": "name: a\n", "readme.md": "hi\n"})
+	testfile.WriteFiles(t, dir, map[string]string{"a.yaml": "name: a\n", "readme.md": "hi\n"})
 	if _, diags := LoadAgentFile(filepath.Join(dir, "a.yaml"), SourceFlag, LoadOptions{}); !diags.HasErrors() {
 		t.Error("a .yaml agent file loaded without error")
 	}

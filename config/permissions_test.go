@@ -1,13 +1,14 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 func TestAgentPermissions(t *testing.T) {
@@ -47,8 +48,8 @@ mode = "acceptEdits"
 func TestSettingsPermissions(t *testing.T) {
 	dir := t.TempDir()
 	user, project := filepath.Join(dir, "user.yaml"), filepath.Join(dir, "project.yaml")
-	writeFile(t, user, "permissions:\n  deny: [\"terminal(rm:*)\"]\n  mode: default\napproval_timeout: 2s\n")
-	writeFile(t, project, "permissions:\n  deny: [\"terminal(git push:*)\"]\n  allow: [terminal(git:*)]\n  mode: acceptEdits\n")
+	testfile.Write(t, user, "permissions:\n  deny: [\"terminal(rm:*)\"]\n  mode: default\napproval_timeout: 2s\n")
+	testfile.Write(t, project, "permissions:\n  deny: [\"terminal(git push:*)\"]\n  allow: [terminal(git:*)]\n  mode: acceptEdits\n")
 	s, err := LoadSettings([]string{user, project})
 	if err != nil {
 		t.Fatal(err)
@@ -64,22 +65,12 @@ func TestSettingsPermissions(t *testing.T) {
 	if d, _ := LoadSettings(nil); d.ApprovalTimeout != 10*time.Minute {
 		t.Errorf("default approval_timeout %s", d.ApprovalTimeout)
 	}
-	writeFile(t, project, "permissions:\n  ask: [\"terminal(\"]\n  mode: yes\napproval_timeout: 0s\n")
+	testfile.Write(t, project, "permissions:\n  ask: [\"terminal(\"]\n  mode: yes\napproval_timeout: 0s\n")
 	_, err = LoadSettings([]string{project})
 	for _, want := range []string{`permissions.ask: rule "terminal(": the pattern must end the rule with ')'`,
 		"approval_timeout must be positive (got 0s)", `permissions.mode: unknown permission mode "yes"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("bad settings: %v, want %q", err, want)
 		}
-	}
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

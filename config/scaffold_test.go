@@ -4,12 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 func TestInitAgentScaffoldsLoadAndLintClean(t *testing.T) {
 	for _, name := range []string{"reviewer", "v1.2_x-y"} {
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{
+		testfile.WriteFiles(t, dir, map[string]string{
 			name + ".toml": string(InitAgentTOML(name)),
 		})
 		md := filepath.Join(t.TempDir(), name+".md")

@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,17 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/deputyhq/deputy/config/internal/testfile"
 	"github.com/deputyhq/deputy/llm/capability"
 )
-
-func writeSettings(t *testing.T, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func TestLoadSettingsMerge(t *testing.T) {
 	user := filepath.Join("testdata", "settings", "user.yaml")
@@ -65,14 +56,14 @@ func TestLoadSettingsNoFiles(t *testing.T) {
 
 func TestLoadSettingsEmptyAndCommentOnly(t *testing.T) {
 	for _, content := range []string{"", "# nothing\n", "---\n", "~\n"} {
-		if _, err := LoadSettings([]string{writeSettings(t, content)}); err != nil {
+		if _, err := LoadSettings([]string{testfile.Temp(t, "config.yaml", content)}); err != nil {
 			t.Errorf("%q: %v", content, err)
 		}
 	}
 }
 
 func TestInitSettingsYAMLIsTheDefaults(t *testing.T) {
-	s, err := LoadSettings([]string{writeSettings(t, string(InitSettingsYAML()))})
+	s, err := LoadSettings([]string{testfile.Temp(t, "config.yaml", string(InitSettingsYAML()))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +151,7 @@ func TestLoadSettingsMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := writeSettings(t, tt.yaml)
+			p := testfile.Temp(t, "config.yaml", tt.yaml)
 			s, err := LoadSettings([]string{p})
 			if err == nil {
 				t.Fatalf("no error; settings %+v", s)
@@ -189,7 +180,7 @@ func TestLoadSettingsMessages(t *testing.T) {
 // wire_api chooses the API of a custom provider, and of the built-in
 // openai and ollama, whose entry sets nothing else.
 func TestLoadSettingsWireAPI(t *testing.T) {
-	p := writeSettings(t, "providers:\n  local: {base_url: 'http://127.0.0.1:1/v1/', wire_api: responses}\n  plain: {base_url: 'http://127.0.0.1:2/v1/'}\n  openai: {wire_api: responses}\n  ollama: {wire_api: chat}\n")
+	p := testfile.Temp(t, "config.yaml", "providers:\n  local: {base_url: 'http://127.0.0.1:1/v1/', wire_api: responses}\n  plain: {base_url: 'http://127.0.0.1:2/v1/'}\n  openai: {wire_api: responses}\n  ollama: {wire_api: chat}\n")
 	s, err := LoadSettings([]string{p})
 	if err != nil {
 		t.Fatal(err)
@@ -206,14 +197,14 @@ func TestLoadSettingsWireAPI(t *testing.T) {
 }
 
 func TestLoadSettingsErrorNamesTheFileThatSetTheKey(t *testing.T) {
-	user := writeSettings(t, "providers:\n  local: {api_key_env: K}\n")
-	project := writeSettings(t, "default_model: local/m\n")
+	user := testfile.Temp(t, "config.yaml", "providers:\n  local: {api_key_env: K}\n")
+	project := testfile.Temp(t, "config.yaml", "default_model: local/m\n")
 	_, err := LoadSettings([]string{user, project})
 	if err == nil || err.Error() != user+": providers.local.base_url is required" {
 		t.Errorf("err = %v", err)
 	}
 	// The project can supply what the user's file lacks.
-	fix := writeSettings(t, "providers:\n  local: {base_url: 'http://127.0.0.1:1/v1/'}\n")
+	fix := testfile.Temp(t, "config.yaml", "providers:\n  local: {base_url: 'http://127.0.0.1:1/v1/'}\n")
 	s, err := LoadSettings([]string{user, fix, project})
 	if err != nil {
 		t.Fatal(err)
@@ -224,8 +215,8 @@ func TestLoadSettingsErrorNamesTheFileThatSetTheKey(t *testing.T) {
 }
 
 func TestLoadSettingsBothFilesReported(t *testing.T) {
-	a := writeSettings(t, "concurrency: 0\n")
-	b := writeSettings(t, "max_turns: 0\n")
+	a := testfile.Temp(t, "config.yaml", "concurrency: 0\n")
+	b := testfile.Temp(t, "config.yaml", "max_turns: 0\n")
 	_, err := LoadSettings([]string{a, b})
 	want := a + ": concurrency must be at least 1 (got 0)\n" + b + ": max_turns must be at least 1 (got 0)"
 	if err == nil || err.Error() != want {
@@ -234,7 +225,7 @@ func TestLoadSettingsBothFilesReported(t *testing.T) {
 }
 
 func TestSettingsDurations(t *testing.T) {
-	p := writeSettings(t, "stream_idle_timeout: 0\nresponse_timeout: 30s\nretry: {max_elapsed: 90, max_delay: 1m30s}\nagent: {subagent: {max_total_time: 2h}}\n")
+	p := testfile.Temp(t, "config.yaml", "stream_idle_timeout: 0\nresponse_timeout: 30s\nretry: {max_elapsed: 90, max_delay: 1m30s}\nagent: {subagent: {max_total_time: 2h}}\n")
 	s, err := LoadSettings([]string{p})
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +274,7 @@ func TestSubagentModel(t *testing.T) {
 // naming it (a misspelt provider would otherwise leave cost_usd null with
 // no word why).
 func TestPriceOfUnknownProviderWarns(t *testing.T) {
-	p := writeSettings(t, "providers:\n  local: {base_url: 'http://127.0.0.1:1/v1/'}\nprices:\n  opeani/gpt-4.1: {input: 2, output: 8}\n  local/qwen: {input: 0, output: 0}\n  google/gemini-2.5-pro: {input: 1, output: 1}\n")
+	p := testfile.Temp(t, "config.yaml", "providers:\n  local: {base_url: 'http://127.0.0.1:1/v1/'}\nprices:\n  opeani/gpt-4.1: {input: 2, output: 8}\n  local/qwen: {input: 0, output: 0}\n  google/gemini-2.5-pro: {input: 1, output: 1}\n")
 	s, err := LoadSettings([]string{p})
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +296,7 @@ func TestPriceOfUnknownProviderWarns(t *testing.T) {
 // keeps the embedded table's search price for that model, since it
 // overrides token prices, not the provider's per-search fee.
 func TestPriceWebSearch(t *testing.T) {
-	p := writeSettings(t, "prices:\n  anthropic/claude-sonnet-5-5: {input: 1, output: 1}\n  anthropic/claude-opus-5-5: {input: 1, output: 1, web_search: 12.5}\n  local/qwen: {input: 0, output: 0}\nproviders:\n  local: {base_url: 'http://127.0.0.1:1/v1/'}\n")
+	p := testfile.Temp(t, "config.yaml", "prices:\n  anthropic/claude-sonnet-5-5: {input: 1, output: 1}\n  anthropic/claude-opus-5-5: {input: 1, output: 1, web_search: 12.5}\n  local/qwen: {input: 0, output: 0}\nproviders:\n  local: {base_url: 'http://127.0.0.1:1/v1/'}\n")
 	s, err := LoadSettings([]string{p})
 	if err != nil {
 		t.Fatal(err)
@@ -315,7 +306,7 @@ func TestPriceWebSearch(t *testing.T) {
 			t.Errorf("%s: web search %v per 1,000, want %v", model, got, want)
 		}
 	}
-	p = writeSettings(t, "prices:\n  anthropic/claude-sonnet-5-5: {input: 1, output: 1, web_search: -1}\n")
+	p = testfile.Temp(t, "config.yaml", "prices:\n  anthropic/claude-sonnet-5-5: {input: 1, output: 1, web_search: -1}\n")
 	_, err = LoadSettings([]string{p})
 	if want := p + ": prices.anthropic/claude-sonnet-5-5.web_search must be a non-negative number of US dollars per 1,000 searches (got -1)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
@@ -325,7 +316,7 @@ func TestPriceWebSearch(t *testing.T) {
 // capabilities: lay entries over the capability table, field by field;
 // an entry for a provider deputy does not know warns, as a price does.
 func TestCapabilities(t *testing.T) {
-	p := writeSettings(t, "capabilities:\n  anthropic/claude-sonnet-5-5: {max_output: 64000}\n  openai/gpt-5.6: {refuses: []}\n  opeani/gpt-5.6: {no_effort: true}\n")
+	p := testfile.Temp(t, "config.yaml", "capabilities:\n  anthropic/claude-sonnet-5-5: {max_output: 64000}\n  openai/gpt-5.6: {refuses: []}\n  opeani/gpt-5.6: {no_effort: true}\n")
 	s, err := LoadSettings([]string{p})
 	if err != nil {
 		t.Fatal(err)

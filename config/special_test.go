@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // bounded runs f and fails the test if it has not returned within 10s.
@@ -34,7 +36,7 @@ func mkfifo(t *testing.T, path string) {
 // make loading wait for a writer.
 func TestLoadAgentsNamedPipe(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"ok.toml": "name = \"ok\"\nmodel = \"openai/x\"\n"})
+	testfile.WriteFiles(t, dir, map[string]string{"ok.toml": "name = \"ok\"\nmodel = \"openai/x\"\n"})
 	mkfifo(t, filepath.Join(dir, "pipe.toml"))
 	mkfifo(t, filepath.Join(dir, "pipe.md"))
 	var (

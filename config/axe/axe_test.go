@@ -13,6 +13,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -102,7 +103,7 @@ func TestBareSkillName(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv("HOME", filepath.Join(root, "home"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"xdg/axe/agents/reviewer.toml":        "name = \"reviewer\"\nmodel = \"openai/gpt-4.1\"\nskill = \"code-review\"\n",
 		"xdg/axe/agents/own.toml":             "name = \"own\"\nmodel = \"openai/gpt-4.1\"\nskill = \"mine\"\n",
 		"xdg/axe/mine/SKILL.md":               "---\nname: mine\n---\naxe's own lookup.\n",

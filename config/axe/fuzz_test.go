@@ -7,14 +7,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // FuzzParseAgent: any file read in axe's dialect is an agent whose values
 // are in range, or an error, never a panic; twice the same; axe's tool
 // names never survive as they are.
 func FuzzParseAgent(f *testing.F) {
-	configtest.AddFileSeeds(f, filepath.Join("testdata", "*.toml"))
-	configtest.AddSeeds(f, []string{
+	testfile.AddFileSeeds(f, filepath.Join("testdata", "*.toml"))
+	testfile.AddSeeds(f, []string{
 		"name = \"a\"\nmodel = \"openai/gpt-4.1\"\ntools = [\"run_command\", \"url_fetch\", \"web_search\"]\ntimeout = 3\n",
 		"name = \"a\"\nmodel = \"inherit\"\n[retry]\nmax_retries = 2\nbogus = 1\n[artifacts]\nenabled = true\n",
 		"name = \"a\"\nmodel = \"inherit\"\nstream = \"yes\"\nformat = 1\ntools = 3\n",

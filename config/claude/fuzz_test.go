@@ -10,6 +10,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 	"github.com/deputyhq/deputy/permission"
 )
 
@@ -165,8 +166,8 @@ func FuzzClaudeManifestAgents(f *testing.F) {
 // FuzzParseAgent: any file read in Claude Code's dialect is an agent whose
 // values are in range, or an error, never a panic; twice the same.
 func FuzzParseAgent(f *testing.F) {
-	configtest.AddFileSeeds(f, filepath.Join("testdata", "*.md"))
-	configtest.AddSeeds(f, []string{
+	testfile.AddFileSeeds(f, filepath.Join("testdata", "*.md"))
+	testfile.AddSeeds(f, []string{
 		"---\nname: a\ntools: Read, Agent(x, y), Task(z), Bash(git:*)\nmaxTurns: 3\nmax_turns: 4\n---\nbody",
 		"---\nname: Python Expert\nmodel: opusplan\ndisallowedTools: [Write, mcp__gh]\npermissionMode: plan\n---\n",
 		"---\nname: a\npermissionMode: dontAsk\ndisallowedTools: Bash(rm:*), Edit(//x), Agent(y), WebSearch(q), Bash(\npermissions: {ask: [fetch], mode: auto}\n---\n",

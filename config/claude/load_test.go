@@ -9,11 +9,12 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 func TestLoadAgentsClaudeSubdirectories(t *testing.T) {
 	dir := t.TempDir()
-	configtest.WriteFiles(t, dir, map[string]string{
+	testfile.WriteFiles(t, dir, map[string]string{
 		"top.md":                          "---\nname: top\ndescription: d\n---\nTop.\n",
 		"coll/agents/dev/go-pro.md":       "---\nname: golang-pro\ndescription: d\n---\nGo.\n",
 		"coll/agents/dev/reviewer.md":     "---\nname: reviewer\ndescription: d\n---\nFirst.\n",
@@ -40,7 +41,7 @@ func TestLoadAgentsClaudeSubdirectories(t *testing.T) {
 	}
 
 	user := t.TempDir()
-	configtest.WriteFiles(t, user, map[string]string{"sub/a.md": "---\nname: a\n---\n"})
+	testfile.WriteFiles(t, user, map[string]string{"sub/a.md": "---\nname: a\n---\n"})
 	if set, _ := config.LoadAgents([]config.Dir{{Path: user, Source: config.SourceUser}}, config.LoadOptions{}); set.Len() != 0 {
 		t.Errorf("a deputy directory's subdirectory was read: %v", set.List())
 	}
@@ -51,7 +52,7 @@ func TestClaudeDirs(t *testing.T) {
 	t.Setenv("HOME", filepath.Join(root, "home"))
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	repo := filepath.Join(root, "src", "repo")
-	configtest.WriteFiles(t, repo, map[string]string{".git/HEAD": "ref\n", "a/b/x": ""})
+	testfile.WriteFiles(t, repo, map[string]string{".git/HEAD": "ref\n", "a/b/x": ""})
 	want := []string{filepath.Join(root, "home", ".claude"), filepath.Join(repo, ".claude"), filepath.Join(repo, "a", ".claude"), filepath.Join(repo, "a", "b", ".claude")}
 	if d := cmp.Diff(want, Dirs(filepath.Join(repo, "a", "b"))); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -78,7 +79,7 @@ func TestClaudePluginAgents(t *testing.T) {
 	agent := func(name string) string {
 		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
 	}
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"home/.claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {
   "user@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, "user", "1.0") + `", "version": "1.0"}],
   "here@mp": [{"scope": "project", "projectPath": "` + proj + `", "installPath": "` + filepath.Join(cache, "here", "abc") + `"}],
@@ -117,7 +118,7 @@ func TestClaudePluginAgents(t *testing.T) {
 	}
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	// No file, or one deputy cannot read, is no plugins.
-	configtest.WriteFiles(t, root, map[string]string{"home/.claude/plugins/installed_plugins.json": "{not json"})
+	testfile.WriteFiles(t, root, map[string]string{"home/.claude/plugins/installed_plugins.json": "{not json"})
 	if dirs := PluginAgentDirs(proj); len(dirs) != 0 {
 		t.Errorf("dirs %v", dirs)
 	}
@@ -137,7 +138,7 @@ func TestClaudePluginManifestAgents(t *testing.T) {
 		return `"` + id + `@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, id, "1.0") + `"}]`
 	}
 	outside := filepath.Join(root, "elsewhere")
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"home/.claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {` +
 			install("str") + `, ` + install("arr") + `, ` + install("bad") + `, ` + install("nodefault") + `}}`,
 		// The string form: a directory, read whole as agents/ is.
@@ -201,7 +202,7 @@ func TestClaudePluginManifestAgents(t *testing.T) {
 
 func TestLoadAgentFileClaudeSkills(t *testing.T) {
 	dir := t.TempDir()
-	configtest.WriteFiles(t, dir, map[string]string{
+	testfile.WriteFiles(t, dir, map[string]string{
 		"skills/review/SKILL.md": "---\nname: review\ndescription: d\n---\nReview well.\n",
 		"skills/go/SKILL.md":     "---\nname: go\ndescription: d\n---\nWrite Go.\n",
 		"agents/r.md":            "---\nname: r\ndescription: d\nskills:\n  - review\n  - nowhere\n  - go\n---\nBody.\n",
@@ -230,7 +231,7 @@ func TestLoadAgentFileClaudeSkills(t *testing.T) {
 // names none; lint does not report it as unable to run.
 func TestLoadRootModel(t *testing.T) {
 	dir := t.TempDir()
-	configtest.WriteFiles(t, dir, map[string]string{
+	testfile.WriteFiles(t, dir, map[string]string{
 		"none.md":    "---\nname: none\ndescription: d\n---\nBody.\n",
 		"inherit.md": "---\nname: inherit\ndescription: d\nmodel: inherit\n---\nBody.\n",
 		"opus.md":    "---\nname: opus\ndescription: d\nmodel: opus\n---\nBody.\n",
@@ -272,7 +273,7 @@ func TestClaudePluginMarketplaceEntry(t *testing.T) {
 	agent := func(name string) string {
 		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
 	}
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"home/.claude/plugins/installed_plugins.json":  `{"version": 2, "plugins": {"tools@mp": [{"scope": "user", "installPath": "` + install + `"}]}}`,
 		"home/.claude/plugins/known_marketplaces.json": `{"mp": {"source": {"source": "github", "repo": "x/mp"}, "installLocation": "` + market + `"}}`,
 		"markets/mp/.claude-plugin/marketplace.json": `{"name": "mp", "plugins": [

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 func TestReadRule(t *testing.T) {
@@ -68,7 +69,7 @@ func TestDisallowedToolsRules(t *testing.T) {
 func TestPermissions(t *testing.T) {
 	root := t.TempDir()
 	user, project := filepath.Join(root, "home", ".claude"), filepath.Join(root, "proj", ".claude")
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"home/.claude/settings.json":       `{"permissions": {"deny": ["Read(~/.ssh/**)"], "defaultMode": "default"}}`,
 		"proj/.claude/settings.json":       `{"permissions": {"deny": ["Bash(rm:*)", "WebSearch", "NotebookRead", 7], "ask": ["Edit(/src/**)"], "allow": ["Bash(npm run test:*)"]}}`,
 		"proj/.claude/settings.local.json": `{"permissions": {"defaultMode": "acceptEdits", "additionalDirectories": ["../x"]}}`,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // A Codex agent role: developer_instructions as the system prompt, the
@@ -74,7 +75,7 @@ func TestAgentDirs(t *testing.T) {
 	role := func(name string) string {
 		return "name = \"" + name + "\"\ndescription = \"d\"\ndeveloper_instructions = \"Be " + name + ".\"\n"
 	}
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"home/.codex/config.toml":               "model = \"gpt-5.4\"\n[agents]\nmax_threads = 4\n[agents.planner]\ndescription = \"plans\"\nconfig_file = \"roles/planner.toml\"\n",
 		"home/.codex/roles/planner.toml":        "developer_instructions = \"Plan.\"\n",
 		"home/.codex/agents/team/explorer.toml": role("explorer"),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // A Gemini CLI subagent: its model on Gemini (inherit by default), its
@@ -73,7 +74,7 @@ func TestAgentDirs(t *testing.T) {
 	agent := func(name string) string {
 		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
 	}
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"home/.gemini/agents/shared.md":   agent("shared"),
 		"home/.gemini/agents/off.md":      agent("off"),
 		"home/.gemini/agents/_draft.md":   agent("draft"),
@@ -110,7 +111,7 @@ func TestAgentDirs(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
 	}
-	configtest.WriteFiles(t, root, map[string]string{"proj/.gemini/agents/inh.md": agent("inh")})
+	testfile.WriteFiles(t, root, map[string]string{"proj/.gemini/agents/inh.md": agent("inh")})
 	set, _ = config.LoadAgents(AgentDirs(proj), config.LoadOptions{})
 	if a, _ := set.Get("inh"); a == nil || a.RootModel != "gemini/gemini-2.5-flash" {
 		t.Errorf("inh %+v", a)

@@ -11,13 +11,14 @@ import (
 
 	"github.com/deputyhq/deputy/config/internal/configtest"
 	"github.com/deputyhq/deputy/config/internal/jsonc"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // FuzzParseAgent: any agent file read in opencode's dialect is an agent
 // whose values are in range, or an error, never a panic; twice the same.
 func FuzzParseAgent(f *testing.F) {
-	configtest.AddFileSeeds(f, filepath.Join("testdata", "*.md"))
-	configtest.AddSeeds(f, []string{
+	testfile.AddFileSeeds(f, filepath.Join("testdata", "*.md"))
+	testfile.AddSeeds(f, []string{
 		"---\ndescription: d\ntools:\n  write: false\n  \"*\": true\npermission:\n  bash: {\"git *\": allow, \"*\": ask}\n  task: deny\n---\nbody",
 		"---\ndescription: d\npermission: deny\nsteps: -1\nmaxSteps: 3\nmodel: x\ndisable: yes\n---\n",
 		"---\nname: a/b\ntemperature: nan\nmode: [1]\ntools: [read]\npermission: [allow]\n---\n",
@@ -35,8 +36,8 @@ func FuzzParseAgent(f *testing.F) {
 // FuzzConfigFile: any opencode.json gives agents in range or diagnostics,
 // never a panic; StripJSONC leaves valid JSON meaning what it meant.
 func FuzzConfigFile(f *testing.F) {
-	configtest.AddFileSeeds(f, filepath.Join("testdata", "*.json*"))
-	configtest.AddSeeds(f, []string{
+	testfile.AddFileSeeds(f, filepath.Join("testdata", "*.json*"))
+	testfile.AddSeeds(f, []string{
 		`{"agent": {"a": {"description": "d", "prompt": "{file:./nowhere}", "tools": {"bash": false}}, "build": {}}}`,
 		"{\n// c\n\"agent\": {\"x\": {\"prompt\": \"p\",},/* */},\n}",
 		`{"agent": [1], "model": 3}`,

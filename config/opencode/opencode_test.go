@@ -12,6 +12,7 @@ import (
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/config/internal/configtest"
 	"github.com/deputyhq/deputy/config/internal/jsonc"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // An opencode agent file: named after its file, its model, temperature
@@ -145,7 +146,7 @@ func TestAgentDirs(t *testing.T) {
 	t.Setenv("OPENCODE_CONFIG", "")
 	t.Setenv("OPENCODE_CONFIG_DIR", "")
 	proj := filepath.Join(root, "proj")
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"home/.config/opencode/opencode.json":         `{"model": "openai/gpt-test", "agent": {"build": {"model": "x/y"}}}`,
 		"home/.config/opencode/agent/global.md":       "---\ndescription: global\n---\nGLOBAL\n",
 		"proj/.git/HEAD":                              "ref\n",
@@ -214,7 +215,7 @@ func TestSessionModel(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
 	t.Setenv("OPENCODE_CONFIG", "")
 	t.Setenv("OPENCODE_CONFIG_DIR", "")
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"xdg/opencode/opencode.json":       `{"model": "openai/gpt-global"}`,
 		"proj/.git/HEAD":                   "",
 		"proj/opencode.json":               `{"model": "anthropic/claude-proj", // the project's` + "\n}",
@@ -231,7 +232,7 @@ func TestSessionModel(t *testing.T) {
 	}
 	// ~/.opencode and $OPENCODE_CONFIG_DIR, where agents are found too,
 	// come last, as in opencode.
-	configtest.WriteFiles(t, root, map[string]string{
+	testfile.WriteFiles(t, root, map[string]string{
 		"home/.opencode/opencode.json": `{"model": "openai/gpt-home"}`,
 		"dir/opencode.jsonc":           `{"model": "openai/gpt-dir"}`,
 	})

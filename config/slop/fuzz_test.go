@@ -7,12 +7,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 func FuzzParseSpecializations(f *testing.F) {
-	configtest.AddFileSeeds(f, filepath.Join("..", "..", "docs", "example_subqueries.ini"))
-	configtest.AddSeeds(f, seedsINI)
+	testfile.AddFileSeeds(f, filepath.Join("..", "..", "docs", "example_subqueries.ini"))
+	testfile.AddSeeds(f, seedsINI)
 	opts := Options{SkillDirs: []string{"testdata"}, Reserved: func(n string) bool { return n == "read_file" }}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var warnings []config.Diagnostic

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 var testSpecOptions = Options{
@@ -163,7 +163,7 @@ func TestParseSpecializationsMessages(t *testing.T) {
 
 func TestParseSpecializationsSkillRelativeToFile(t *testing.T) {
 	dir := t.TempDir()
-	configtest.WriteFiles(t, dir, map[string]string{
+	testfile.WriteFiles(t, dir, map[string]string{
 		"conf/subqueries.ini":       "[llm_tool_r]\nsystem_prompt_patch = p\nsession_id = s\nskill = skills/mine\n",
 		"conf/skills/mine/SKILL.md": "Mine.\n",
 	})

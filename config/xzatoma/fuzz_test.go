@@ -8,15 +8,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deputyhq/deputy/config"
-	"github.com/deputyhq/deputy/config/internal/configtest"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 // FuzzSettings: any config.yaml read with xzatoma's sections loads or
 // fails with diagnostics, never panics, and the same way twice; what it
 // loads has a default model deputy can parse or none.
 func FuzzSettings(f *testing.F) {
-	configtest.AddFileSeeds(f, filepath.Join("testdata", "*.yaml"))
-	configtest.AddSeeds(f, []string{
+	testfile.AddFileSeeds(f, filepath.Join("testdata", "*.yaml"))
+	testfile.AddSeeds(f, []string{
 		"provider:\n  type: copilot\n  copilot:\n    model: gpt-4o\n",
 		"provider:\n  type: gpt\n",
 		"provider: [1]\nagent:\n  max_turns: -1\n",

@@ -2,7 +2,6 @@ package xzatoma
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 func TestLoadSettingsXzatoma(t *testing.T) {
@@ -61,22 +61,13 @@ func TestLoadSettingsXzatoma(t *testing.T) {
 	}
 
 	// Copilot loads, with a warning that says how to choose a model.
-	s, err = config.LoadSettings([]string{writeSettings(t, "provider:\n  type: copilot\n  copilot:\n    model: gpt-4o\n")}, Settings)
+	s, err = config.LoadSettings([]string{testfile.Temp(t, "config.yaml", "provider:\n  type: copilot\n  copilot:\n    model: gpt-4o\n")}, Settings)
 	if err != nil || s.DefaultModel != "" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].Message, "set default_model (for example openai/gpt-4o)") {
 		t.Errorf("copilot: %v %+v", err, s)
 	}
 	// An unknown provider type is an error naming xzatoma's.
-	_, err = config.LoadSettings([]string{writeSettings(t, "provider:\n  type: gpt\n")}, Settings)
+	_, err = config.LoadSettings([]string{testfile.Temp(t, "config.yaml", "provider:\n  type: gpt\n")}, Settings)
 	if err == nil || !strings.Contains(err.Error(), `unknown xzatoma provider "gpt" (xzatoma knows ollama, openai and copilot)`) {
 		t.Errorf("err = %v", err)
 	}
-}
-
-func writeSettings(t *testing.T, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

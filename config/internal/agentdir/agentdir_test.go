@@ -11,6 +11,7 @@ import (
 
 	"github.com/deputyhq/deputy/config/internal/agentdir"
 	"github.com/deputyhq/deputy/config/internal/osfile"
+	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
 func markdown(_ string, e fs.DirEntry) bool { return strings.HasSuffix(e.Name(), ".md") }
@@ -24,13 +25,7 @@ func TestTree(t *testing.T) {
 		deep = filepath.Join(deep, "d")
 	}
 	for _, p := range []string{"b.md", "a/x.md", "c.txt", filepath.Join(deep, "last.md"), filepath.Join(deep, "d", "beyond.md")} {
-		p = filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testfile.Write(t, filepath.Join(dir, p), "")
 	}
 	paths, diags := agentdir.Tree(dir, osfile.IsDir, markdown)
 	want := []string{filepath.Join(dir, "a", "x.md"), filepath.Join(dir, "b.md"), filepath.Join(dir, deep, "last.md")}

@@ -3,8 +3,6 @@
 package configtest
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,43 +19,6 @@ func DiagStrings(ds config.Diagnostics) []string {
 		out = append(out, d.Severity.String()+": "+d.String())
 	}
 	return out
-}
-
-// WriteFiles creates files (path -> content) under dir.
-func WriteFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// AddFileSeeds adds the files matching pattern as seeds of a fuzz target.
-func AddFileSeeds(f *testing.F, pattern string) {
-	f.Helper()
-	paths, err := filepath.Glob(pattern)
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no seed files for %s (%v)", pattern, err)
-	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-}
-
-// AddSeeds adds each of seeds to a fuzz target.
-func AddSeeds(f *testing.F, seeds []string) {
-	for _, s := range seeds {
-		f.Add([]byte(s))
-	}
 }
 
 // CheckAgent holds for every agent a parser returns, whatever the input.
