@@ -7,11 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzClaudeSettings: whatever a user's or a project's Claude Code
-// settings.json holds, reading its model and enabledPlugins keys never
-// panics, a file that is not what deputy expects is skipped (not a
-// failure), a later file wins, and the model found resolves without a
-// panic.
 // FuzzParseSkill: any SKILL.md parses to a skill or an error naming the
 // file, never a panic; a skill always has a name when its path gives one,
 // and names and descriptions come trimmed.

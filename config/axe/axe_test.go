@@ -2,7 +2,6 @@ package axe
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -19,11 +18,7 @@ import (
 
 func TestParseAgentTOMLAxeFileLoadsUnchanged(t *testing.T) {
 	path := filepath.Join("testdata", "pr-reviewer.toml")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, diags := Dialect.ParseTOML(data, path)
+	a, diags := configtest.ParseFile(t, Dialect.ParseTOML, path)
 	if a == nil {
 		t.Fatalf("agent not loaded: %v", diags)
 	}
@@ -111,10 +106,7 @@ func TestBareSkillName(t *testing.T) {
 		"xdg/axe/skills/code-review/SKILL.md": "---\nname: code-review\n---\nReview well.\n",
 		"deputy/skills/code-review/SKILL.md":  "---\nname: code-review\n---\ndeputy's.\n",
 	})
-	set, diags := config.LoadAgents(AgentDirs(), config.LoadOptions{SkillDirs: []string{filepath.Join(root, "deputy")}})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	set, _ := configtest.LoadAgents(t, AgentDirs(), config.LoadOptions{SkillDirs: []string{filepath.Join(root, "deputy")}})
 	for name, body := range map[string]string{"reviewer": "Review well.", "own": "axe's own lookup."} {
 		if a, _ := set.Get(name); a == nil || a.SkillDoc == nil || a.SkillDoc.Body != body {
 			t.Errorf("%s: %+v", name, a)

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,11 +16,7 @@ import (
 
 func TestParseAgentMarkdownClaudeCode(t *testing.T) {
 	path := filepath.Join("testdata", "code-reviewer.md")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, diags := Dialect.ParseMarkdown(data, path)
+	a, diags := configtest.ParseFile(t, Dialect.ParseMarkdown, path)
 	if a == nil || diags.HasErrors() {
 		t.Fatalf("agent %v, diagnostics:\n%s", a, diags)
 	}

@@ -12,6 +12,11 @@ import (
 	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
+// agentFile is the text of a Claude Code agent file defining name.
+func agentFile(name string) string {
+	return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
+}
+
 func TestLoadAgentsClaudeSubdirectories(t *testing.T) {
 	dir := t.TempDir()
 	testfile.WriteFiles(t, dir, map[string]string{
@@ -23,11 +28,7 @@ func TestLoadAgentsClaudeSubdirectories(t *testing.T) {
 		"coll/.git/hooks/x.md":            "---\nname: hidden\n---\n",
 	})
 	set, diags := config.LoadAgents([]config.Dir{{Path: dir, Source: Source, Origin: Origin{}}}, config.LoadOptions{})
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name)
-	}
-	if d := cmp.Diff([]string{"golang-pro", "reviewer", "top"}, names); d != "" {
+	if d := cmp.Diff([]string{"golang-pro", "reviewer", "top"}, configtest.Names(set)); d != "" {
 		t.Errorf("agents (-want +got):\n%s", d)
 	}
 	if a, _ := set.Get("reviewer"); a == nil || a.SystemPrompt != "First." {
@@ -69,16 +70,9 @@ func TestClaudeDirs(t *testing.T) {
 }
 
 func TestClaudePluginAgents(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	root, home := configtest.Home(t, "CLAUDE_CONFIG_DIR")
 	proj := filepath.Join(root, "proj")
 	cache := filepath.Join(home, ".claude", "plugins", "cache", "mp")
-	agent := func(name string) string {
-		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
-	}
 	testfile.WriteFiles(t, root, map[string]string{
 		"home/.claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {
   "user@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, "user", "1.0") + `", "version": "1.0"}],
@@ -87,25 +81,18 @@ func TestClaudePluginAgents(t *testing.T) {
   "off@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, "off", "1") + `"}],
   "old": {"installPath": "` + filepath.Join(cache, "old", "0.9") + `", "version": "0.9"}}}`,
 		"home/.claude/settings.json":                                 `{"enabledPlugins": {"off@mp": false, "user@mp": true}}`,
-		"home/.claude/plugins/cache/mp/user/1.0/agents/reviewer.md":  agent("reviewer"),
-		"home/.claude/plugins/cache/mp/user/1.0/agents/shadowed.md":  agent("shadowed"),
-		"home/.claude/plugins/cache/mp/here/abc/agents/sub/local.md": agent("local"),
-		"home/.claude/plugins/cache/mp/elsewhere/1/agents/away.md":   agent("away"),
-		"home/.claude/plugins/cache/mp/off/1/agents/disabled.md":     agent("disabled"),
-		"home/.claude/plugins/cache/mp/old/0.9/agents/legacy.md":     agent("legacy"),
-		"home/.claude/agents/shadowed.md":                            agent("shadowed"),
+		"home/.claude/plugins/cache/mp/user/1.0/agents/reviewer.md":  agentFile("reviewer"),
+		"home/.claude/plugins/cache/mp/user/1.0/agents/shadowed.md":  agentFile("shadowed"),
+		"home/.claude/plugins/cache/mp/here/abc/agents/sub/local.md": agentFile("local"),
+		"home/.claude/plugins/cache/mp/elsewhere/1/agents/away.md":   agentFile("away"),
+		"home/.claude/plugins/cache/mp/off/1/agents/disabled.md":     agentFile("disabled"),
+		"home/.claude/plugins/cache/mp/old/0.9/agents/legacy.md":     agentFile("legacy"),
+		"home/.claude/agents/shadowed.md":                            agentFile("shadowed"),
 		"proj/.git/HEAD":                                             "ref\n",
 		"proj/src/x":                                                 "",
 	})
-	set, diags := config.LoadAgents(AgentDirs(filepath.Join(proj, "src")), config.LoadOptions{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name+":"+a.Source)
-	}
-	if d := cmp.Diff([]string{"legacy:claude", "local:claude", "reviewer:claude", "shadowed:claude"}, names); d != "" {
+	set, _ := configtest.LoadAgents(t, AgentDirs(filepath.Join(proj, "src")), config.LoadOptions{})
+	if d := cmp.Diff([]string{"legacy:claude", "local:claude", "reviewer:claude", "shadowed:claude"}, configtest.NameSources(set)); d != "" {
 		t.Errorf("agents (-want +got):\n%s", d)
 	}
 	if a, _ := set.Get("shadowed"); a == nil || a.Path != filepath.Join(home, ".claude", "agents", "shadowed.md") || len(set.Shadowed("shadowed")) != 1 {
@@ -125,15 +112,8 @@ func TestClaudePluginAgents(t *testing.T) {
 }
 
 func TestClaudePluginManifestAgents(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	root, home := configtest.Home(t, "CLAUDE_CONFIG_DIR")
 	cache := filepath.Join(home, ".claude", "plugins", "cache", "mp")
-	agent := func(name string) string {
-		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
-	}
 	install := func(id string) string {
 		return `"` + id + `@mp": [{"scope": "user", "installPath": "` + filepath.Join(cache, id, "1.0") + `"}]`
 	}
@@ -143,41 +123,34 @@ func TestClaudePluginManifestAgents(t *testing.T) {
 			install("str") + `, ` + install("arr") + `, ` + install("bad") + `, ` + install("nodefault") + `}}`,
 		// The string form: a directory, read whole as agents/ is.
 		"home/.claude/plugins/cache/mp/str/1.0/.claude-plugin/plugin.json": `{"name": "str", "agents": "./custom/"}`,
-		"home/.claude/plugins/cache/mp/str/1.0/agents/default.md":          agent("str-default"),
-		"home/.claude/plugins/cache/mp/str/1.0/custom/one.md":              agent("str-one"),
-		"home/.claude/plugins/cache/mp/str/1.0/custom/deep/two.md":         agent("str-two"),
+		"home/.claude/plugins/cache/mp/str/1.0/agents/default.md":          agentFile("str-default"),
+		"home/.claude/plugins/cache/mp/str/1.0/custom/one.md":              agentFile("str-one"),
+		"home/.claude/plugins/cache/mp/str/1.0/custom/deep/two.md":         agentFile("str-two"),
 		// The array form: files and directories, ${CLAUDE_PLUGIN_ROOT}, the
 		// default directory again, paths that do not exist, paths out of the
 		// plugin; a name both agents/ and a listed file define.
 		"home/.claude/plugins/cache/mp/arr/1.0/.claude-plugin/plugin.json": `{"name": "arr", "agents": [
   "./extra/picked.md", "${CLAUDE_PLUGIN_ROOT}/team", "./agents", "./agents/default.md", "./missing.md", "./extra/notes.txt",
   "../../../../elsewhere/escaped.md", "` + outside + `", 7, "./extra/dup.md"]}`,
-		"home/.claude/plugins/cache/mp/arr/1.0/agents/default.md":          agent("arr-default"),
-		"home/.claude/plugins/cache/mp/arr/1.0/agents/dup.md":              agent("arr-dup"),
-		"home/.claude/plugins/cache/mp/arr/1.0/extra/picked.md":            agent("arr-picked"),
-		"home/.claude/plugins/cache/mp/arr/1.0/extra/unlisted.md":          agent("arr-unlisted"),
+		"home/.claude/plugins/cache/mp/arr/1.0/agents/default.md":          agentFile("arr-default"),
+		"home/.claude/plugins/cache/mp/arr/1.0/agents/dup.md":              agentFile("arr-dup"),
+		"home/.claude/plugins/cache/mp/arr/1.0/extra/picked.md":            agentFile("arr-picked"),
+		"home/.claude/plugins/cache/mp/arr/1.0/extra/unlisted.md":          agentFile("arr-unlisted"),
 		"home/.claude/plugins/cache/mp/arr/1.0/extra/notes.txt":            "not an agent",
-		"home/.claude/plugins/cache/mp/arr/1.0/extra/dup.md":               agent("arr-dup"),
-		"home/.claude/plugins/cache/mp/arr/1.0/team/lead.md":               agent("arr-lead"),
-		"elsewhere/escaped.md":                                             agent("escaped"),
-		"elsewhere/abs.md":                                                 agent("absolute"),
+		"home/.claude/plugins/cache/mp/arr/1.0/extra/dup.md":               agentFile("arr-dup"),
+		"home/.claude/plugins/cache/mp/arr/1.0/team/lead.md":               agentFile("arr-lead"),
+		"elsewhere/escaped.md":                                             agentFile("escaped"),
+		"elsewhere/abs.md":                                                 agentFile("absolute"),
 		"home/.claude/plugins/cache/mp/bad/1.0/.claude-plugin/plugin.json": `{"name": "bad", "agents": `,
-		"home/.claude/plugins/cache/mp/bad/1.0/agents/kept.md":             agent("bad-kept"),
+		"home/.claude/plugins/cache/mp/bad/1.0/agents/kept.md":             agentFile("bad-kept"),
 		// No agents/ directory: the manifest's paths are read all the same.
 		"home/.claude/plugins/cache/mp/nodefault/1.0/.claude-plugin/plugin.json": `{"name": "nodefault", "agents": ["./a.md"]}`,
-		"home/.claude/plugins/cache/mp/nodefault/1.0/a.md":                       agent("nodefault-a"),
+		"home/.claude/plugins/cache/mp/nodefault/1.0/a.md":                       agentFile("nodefault-a"),
 	})
-	set, diags := config.LoadAgents(AgentDirs(root), config.LoadOptions{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name+":"+a.Source)
-	}
+	set, diags := configtest.LoadAgents(t, AgentDirs(root), config.LoadOptions{})
 	want := []string{"arr-default:claude", "arr-dup:claude", "arr-lead:claude", "arr-picked:claude", "bad-kept:claude",
 		"nodefault-a:claude", "str-default:claude", "str-one:claude", "str-two:claude"}
-	if d := cmp.Diff(want, names); d != "" {
+	if d := cmp.Diff(want, configtest.NameSources(set)); d != "" {
 		t.Errorf("agents (-want +got):\n%s", d)
 	}
 	arr := filepath.Join(cache, "arr", "1.0")
@@ -264,33 +237,20 @@ func TestLoadRootModel(t *testing.T) {
 // is refused with a warning. The marketplace is found where
 // known_marketplaces.json says it was installed.
 func TestClaudePluginMarketplaceEntry(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	t.Setenv("HOME", home)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	root, home := configtest.Home(t, "CLAUDE_CONFIG_DIR")
 	install := filepath.Join(home, ".claude", "plugins", "cache", "mp", "tools", "1.0")
 	market := filepath.Join(root, "markets", "mp")
-	agent := func(name string) string {
-		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
-	}
 	testfile.WriteFiles(t, root, map[string]string{
 		"home/.claude/plugins/installed_plugins.json":  `{"version": 2, "plugins": {"tools@mp": [{"scope": "user", "installPath": "` + install + `"}]}}`,
 		"home/.claude/plugins/known_marketplaces.json": `{"mp": {"source": {"source": "github", "repo": "x/mp"}, "installLocation": "` + market + `"}}`,
 		"markets/mp/.claude-plugin/marketplace.json": `{"name": "mp", "plugins": [
   {"name": "other", "source": "./plugins/other", "agents": ["./x.md"]},
   {"name": "tools", "source": "./plugins/tools", "strict": false, "agents": ["./custom/linter.md", "../../escape.md"]}]}`,
-		"home/.claude/plugins/cache/mp/tools/1.0/custom/linter.md":   agent("linter"),
-		"home/.claude/plugins/cache/mp/tools/1.0/custom/unlisted.md": agent("unlisted"),
+		"home/.claude/plugins/cache/mp/tools/1.0/custom/linter.md":   agentFile("linter"),
+		"home/.claude/plugins/cache/mp/tools/1.0/custom/unlisted.md": agentFile("unlisted"),
 	})
-	set, diags := config.LoadAgents(AgentDirs(root), config.LoadOptions{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name)
-	}
-	if d := cmp.Diff([]string{"linter"}, names); d != "" {
+	set, diags := configtest.LoadAgents(t, AgentDirs(root), config.LoadOptions{})
+	if d := cmp.Diff([]string{"linter"}, configtest.Names(set)); d != "" {
 		t.Errorf("agents (-want +got):\n%s", d)
 	}
 	want := []string{filepath.Join(market, ".claude-plugin", "marketplace.json") + `: plugins.tools@mp.agents: "../../escape.md" is outside the plugin's directory; its agents are not read`}

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -18,12 +17,7 @@ import (
 // mcp_servers, and every other key of Codex's configuration accepted with
 // a warning.
 func TestParseAgent(t *testing.T) {
-	path := filepath.Join("testdata", "reviewer.toml")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, diags := Dialect.ParseTOML(data, path)
+	a, diags := configtest.ParseFile(t, Dialect.ParseTOML, filepath.Join("testdata", "reviewer.toml"))
 	if a == nil || diags.HasErrors() {
 		t.Fatalf("agent %v, diagnostics %v", a, diags)
 	}
@@ -67,10 +61,7 @@ func TestParseAgent(t *testing.T) {
 // (named after the declaration when the file names none), and the model
 // config.toml names as the root's.
 func TestAgentDirs(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	t.Setenv("HOME", home)
-	t.Setenv("CODEX_HOME", "")
+	root, _ := configtest.Home(t, "CODEX_HOME")
 	proj := filepath.Join(root, "proj")
 	role := func(name string) string {
 		return "name = \"" + name + "\"\ndescription = \"d\"\ndeveloper_instructions = \"Be " + name + ".\"\n"
@@ -87,11 +78,7 @@ func TestAgentDirs(t *testing.T) {
 	if len(diags) != 0 {
 		t.Fatal(diags)
 	}
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name)
-	}
-	if d := cmp.Diff([]string{"explorer", "planner"}, names); d != "" {
+	if d := cmp.Diff([]string{"explorer", "planner"}, configtest.Names(set)); d != "" {
 		t.Errorf("agents (-want +got):\n%s", d)
 	}
 	if e, _ := set.Get("explorer"); e == nil || e.Model != "openai/gpt-5.3-codex-spark" || len(set.Shadowed("explorer")) != 1 {

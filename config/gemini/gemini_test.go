@@ -19,12 +19,7 @@ import (
 // honoured, Gemini CLI's defaults (30 turns, 10 minutes) where it writes
 // none, and mcp_servers in Gemini CLI's spelling.
 func TestParseAgent(t *testing.T) {
-	path := filepath.Join("testdata", "auditor.md")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, diags := Dialect.ParseMarkdown(data, path)
+	a, diags := configtest.ParseFile(t, Dialect.ParseMarkdown, filepath.Join("testdata", "auditor.md"))
 	if a == nil || len(diags) != 0 {
 		t.Fatalf("agent %v, diagnostics %v", a, diags)
 	}
@@ -66,10 +61,7 @@ func TestParseAgent(t *testing.T) {
 // applied, and a root that inherits runs on settings' model, else Gemini
 // CLI's default.
 func TestAgentDirs(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	t.Setenv("HOME", home)
-	t.Setenv("GEMINI_CLI_HOME", "")
+	root, _ := configtest.Home(t, "GEMINI_CLI_HOME")
 	proj := filepath.Join(root, "proj")
 	agent := func(name string) string {
 		return "---\nname: " + name + "\ndescription: d\n---\nBody of " + name + ".\n"
@@ -84,15 +76,8 @@ func TestAgentDirs(t *testing.T) {
 		"proj/.gemini/agents/remote.md":   "---\nname: remote\nkind: remote\nagent_card_url: https://example.com/card\n---\n",
 		"proj/.gemini/settings.json":      "{\n  // the project's\n  \"model\": {\"name\": \"gemini-2.5-flash\"},\n  \"agents\": {\"overrides\": {\"shared\": {\"modelConfig\": {\"model\": \"gemini-x\"}}}}\n}",
 	})
-	set, diags := config.LoadAgents(AgentDirs(proj), config.LoadOptions{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name)
-	}
-	if d := cmp.Diff([]string{"shared"}, names); d != "" {
+	set, diags := configtest.LoadAgents(t, AgentDirs(proj), config.LoadOptions{})
+	if d := cmp.Diff([]string{"shared"}, configtest.Names(set)); d != "" {
 		t.Errorf("agents (-want +got):\n%s", d)
 	}
 	s, _ := set.Get("shared")

@@ -2,35 +2,28 @@ package opencode
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/deputyhq/deputy/config/internal/configtest"
 	"github.com/deputyhq/deputy/config/internal/jsonc"
 	"github.com/deputyhq/deputy/config/internal/testfile"
 )
 
+// agentSeeds are FuzzParseAgent's seeds beyond the files of testdata.
+var agentSeeds = []string{
+	"---\ndescription: d\ntools:\n  write: false\n  \"*\": true\npermission:\n  bash: {\"git *\": allow, \"*\": ask}\n  task: deny\n---\nbody",
+	"---\ndescription: d\npermission: deny\nsteps: -1\nmaxSteps: 3\nmodel: x\ndisable: yes\n---\n",
+	"---\nname: a/b\ntemperature: nan\nmode: [1]\ntools: [read]\npermission: [allow]\n---\n",
+}
+
 // FuzzParseAgent: any agent file read in opencode's dialect is an agent
 // whose values are in range, or an error, never a panic; twice the same.
 func FuzzParseAgent(f *testing.F) {
 	testfile.AddFileSeeds(f, filepath.Join("testdata", "*.md"))
-	testfile.AddSeeds(f, []string{
-		"---\ndescription: d\ntools:\n  write: false\n  \"*\": true\npermission:\n  bash: {\"git *\": allow, \"*\": ask}\n  task: deny\n---\nbody",
-		"---\ndescription: d\npermission: deny\nsteps: -1\nmaxSteps: 3\nmodel: x\ndisable: yes\n---\n",
-		"---\nname: a/b\ntemperature: nan\nmode: [1]\ntools: [read]\npermission: [allow]\n---\n",
-	})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		a, diags := Dialect.ParseMarkdown(data, "a.md")
-		configtest.CheckAgent(t, a, diags)
-		_, again := Dialect.ParseMarkdown(data, "a.md")
-		if d := cmp.Diff(configtest.DiagStrings(diags), configtest.DiagStrings(again)); d != "" {
-			t.Errorf("not deterministic (-first +second):\n%s", d)
-		}
-	})
+	testfile.AddSeeds(f, agentSeeds)
+	configtest.FuzzAgent(f, Dialect.ParseMarkdown, "a.md", nil)
 }
 
 // FuzzConfigFile: any opencode.json gives agents in range or diagnostics,
@@ -45,10 +38,7 @@ func FuzzConfigFile(f *testing.F) {
 		"/* unclosed",
 	})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(t.TempDir(), "opencode.json")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := testfile.Temp(t, "opencode.json", string(data))
 		agents, diags := loadConfigFile(p, Source)
 		for _, a := range agents {
 			configtest.CheckAgent(t, a, diags)

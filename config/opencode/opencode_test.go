@@ -139,12 +139,7 @@ func TestParseAgentMessages(t *testing.T) {
 // deputy's, the model opencode.json names as the root's, and task as
 // call_agent over the other opencode agents.
 func TestAgentDirs(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "home")
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("OPENCODE_CONFIG", "")
-	t.Setenv("OPENCODE_CONFIG_DIR", "")
+	root, home := configtest.Home(t, "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR")
 	proj := filepath.Join(root, "proj")
 	testfile.WriteFiles(t, root, map[string]string{
 		"home/.config/opencode/opencode.json":         `{"model": "openai/gpt-test", "agent": {"build": {"model": "x/y"}}}`,
@@ -156,15 +151,8 @@ func TestAgentDirs(t *testing.T) {
 		"proj/.opencode/agent/review/security.md":     "---\ndescription: security\nmodel: anthropic/claude-x\n---\nSEC\n",
 		"proj/.opencode/agent/review/notes/README.md": "not an agent\n",
 	})
-	set, diags := config.LoadAgents(AgentDirs(proj), config.LoadOptions{})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	var names []string
-	for _, a := range set.List() {
-		names = append(names, a.Name+":"+a.Source)
-	}
-	if d := cmp.Diff([]string{"docs:opencode", "global:opencode", "lead:opencode", "security:opencode"}, names); d != "" {
+	set, diags := configtest.LoadAgents(t, AgentDirs(proj), config.LoadOptions{})
+	if d := cmp.Diff([]string{"docs:opencode", "global:opencode", "lead:opencode", "security:opencode"}, configtest.NameSources(set)); d != "" {
 		t.Errorf("agents (-want +got):\n%s", d)
 	}
 	docs, _ := set.Get("docs")

@@ -20,6 +20,19 @@ var testSpecOptions = Options{
 	SkillDirs: []string{"testdata"},
 }
 
+// parseWarn parses src, the file named file, with opts, failing the test
+// on an error, and returns the specializations and the warnings.
+func parseWarn(t *testing.T, src, file string, opts Options) ([]config.Specialization, []string) {
+	t.Helper()
+	var warnings []string
+	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
+	specs, err := Parse([]byte(src), file, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return specs, warnings
+}
+
 func TestLoadSpecializationsExample(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "example_subqueries.ini")
 	specs, err := Load(path, testSpecOptions)
@@ -267,14 +280,9 @@ Context-Window = 8
 description = twice
 `
 	env := map[string]string{"LANG_NAME": "Go", "PROJECT": "deputy"}
-	var warnings []string
 	opts := testSpecOptions
 	opts.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
-	specs, err := Parse([]byte(src), "slop.ini", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs, warnings := parseWarn(t, src, "slop.ini", opts)
 	got := map[string]config.Specialization{}
 	for _, s := range specs {
 		got[s.ToolName] = s
@@ -299,16 +307,13 @@ description = twice
 	}
 
 	// Both spellings of one tool are one tool, defined twice.
-	_, err = Parse([]byte("[llm_tool_x]\n"+goodSection+"[llm_tool.x]\n"+goodSection), "f.ini", testSpecOptions)
+	_, err := Parse([]byte("[llm_tool_x]\n"+goodSection+"[llm_tool.x]\n"+goodSection), "f.ini", testSpecOptions)
 	if err == nil || err.Error() != "f.ini:5: [llm_tool.x]: duplicate section (first defined at line 1)" {
 		t.Errorf("err = %v", err)
 	}
 	// An unset variable warns and expands to nothing.
-	warnings = nil
 	opts.LookupEnv = func(string) (string, bool) { return "", false }
-	if _, err := Parse([]byte("[llm_tool_x]\nsystem_prompt_patch = p $NOPE\nsession_id = s\nskill = code_reviewer\n"), "f.ini", opts); err != nil {
-		t.Fatal(err)
-	}
+	_, warnings = parseWarn(t, "[llm_tool_x]\nsystem_prompt_patch = p $NOPE\nsession_id = s\nskill = code_reviewer\n", "f.ini", opts)
 	if d := cmp.Diff([]string{"f.ini:2: [llm_tool_x]: system_prompt_patch: $NOPE is not set; it expands to nothing"}, warnings); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
 	}
@@ -338,13 +343,7 @@ no key here, and none needed
 ` + goodSection + `[llm_tool_z]
 ` + goodSection + `[llm_tool_w = 1
 `
-	var warnings []string
-	opts := testSpecOptions
-	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
-	specs, err := Parse([]byte(src), "f.ini", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs, warnings := parseWarn(t, src, "f.ini", testSpecOptions)
 	var tools []string
 	for _, s := range specs {
 		tools = append(tools, s.ToolName+"/"+s.Section)
@@ -370,10 +369,9 @@ no key here, and none needed
 
 	// The lines after an unclosed header stay in the section before it,
 	// as in std::slop: here they set x's keys again.
-	warnings = nil
-	specs, err = Parse([]byte("[llm_tool_x]\n"+goodSection+"[llm_tool_y\nsession_id = y\n"), "f.ini", opts)
-	if err != nil || len(specs) != 1 || specs[0].SessionID != "y" {
-		t.Fatalf("%+v, %v", specs, err)
+	specs, warnings = parseWarn(t, "[llm_tool_x]\n"+goodSection+"[llm_tool_y\nsession_id = y\n", "f.ini", testSpecOptions)
+	if len(specs) != 1 || specs[0].SessionID != "y" {
+		t.Fatalf("%+v", specs)
 	}
 	want = []string{
 		`f.ini:5: [llm_tool_x]: [llm_tool_y is not a section header (no closing ']'); skipped`,
@@ -401,13 +399,7 @@ no key here, and none needed
 // model gets is the text deputy shows and records.
 func TestParseSpecializationsNotUTF8(t *testing.T) {
 	src := "[llm_tool_x]\nsystem_prompt_patch = Caf\xe9 review\nsession_id = caf\xe9\xe9\nskill = code_reviewer\n"
-	var warnings []string
-	opts := testSpecOptions
-	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
-	specs, err := Parse([]byte(src), "f.ini", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs, warnings := parseWarn(t, src, "f.ini", testSpecOptions)
 	if p, s := specs[0].SystemPromptPatch, specs[0].SessionID; p != "Caf\uFFFD review" || s != "caf\uFFFD" {
 		t.Errorf("patch %q, session %q", p, s)
 	}
@@ -424,13 +416,7 @@ func TestParseSpecializationsNotUTF8(t *testing.T) {
 // before the first header, a comment after a header, tabs around '='.
 func TestParseSpecializationsLineEnds(t *testing.T) {
 	src := "\ufeff[llm_tool_x] ; first\r\nsystem_prompt_patch\t=\tp = q # note\r\nsession_id =s\r\nskill= code_reviewer\r\ncontext_window = 3\r\n"
-	var warnings []string
-	opts := testSpecOptions
-	opts.Warn = func(d config.Diagnostic) { warnings = append(warnings, d.String()) }
-	specs, err := Parse([]byte(src), "f.ini", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs, warnings := parseWarn(t, src, "f.ini", testSpecOptions)
 	if len(specs) != 1 || specs[0].ToolName != "x" || specs[0].SystemPromptPatch != "p = q" || specs[0].SessionID != "s" || specs[0].ContextWindow != 3 || len(warnings) != 0 {
 		t.Errorf("%+v, warnings %q", specs, warnings)
 	}

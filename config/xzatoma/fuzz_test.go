@@ -1,7 +1,6 @@
 package xzatoma
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -25,10 +24,7 @@ func FuzzSettings(f *testing.F) {
 		"agent: 3\nskills: {}\nwatcher: []\nacp: null\n",
 	})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(t.TempDir(), "config.yaml")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := testfile.Temp(t, "config.yaml", string(data))
 		s, err := config.LoadSettings([]string{p}, Settings)
 		_, err2 := config.LoadSettings([]string{p}, Settings)
 		if (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error() {
