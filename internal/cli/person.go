@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/deputyhq/deputy/approval"
 )
@@ -21,6 +24,21 @@ import (
 // promptReader reads one line after showing a prompt, until ctx ends.
 type promptReader interface {
 	prompt(ctx context.Context, text string) (string, error)
+}
+
+// terminalOf is r when it is a terminal, where a person can answer; nil
+// otherwise.
+func terminalOf(r io.Reader) *os.File {
+	if f, ok := r.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		return f
+	}
+	return nil
+}
+
+// personAt asks the person at the terminal tty line by line, the
+// requests on stderr.
+func personAt(tty *os.File, stderr io.Writer) *linePerson {
+	return &linePerson{in: &lineReader{in: bufio.NewReader(tty), out: stderr}}
 }
 
 // linePerson asks on the terminal: the request on stderr, the answer read

@@ -1,15 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/delegate"
@@ -75,8 +70,8 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	if err != nil {
 		return err
 	}
-	if f.timeout < 0 {
-		return configErrf("--timeout must not be negative (got %s)", f.timeout)
+	if err := checkTimeout(f.timeout); err != nil {
+		return err
 	}
 	w, err := loadWorkspace(cmd, g)
 	if err != nil {
@@ -105,9 +100,9 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	if err != nil {
 		return err
 	}
-	if in, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(in.Fd()) {
+	if tty := terminalOf(cmd.InOrStdin()); tty != nil {
 		// Approvals and questions, asked again or anew, come here.
-		w.Person = &linePerson{in: &lineReader{in: bufio.NewReader(in), out: cmd.ErrOrStderr()}}
+		w.Person = personAt(tty, cmd.ErrOrStderr())
 	}
 	req := delegate.ResumeRequest{RunID: root.ID, Agent: a, RetryFailed: f.retryFailed, Budget: budget}
 	if root.SessionID != "" {
@@ -133,17 +128,10 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 		return failed(env.Err)
 	}
 	if root.SessionID != "" && env.OK() {
-		ex := env.Exchange(root.Task)
-		if err := ledger.AppendExchange(context.WithoutCancel(ctx), root.SessionID, ex); err != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "deputy: warning: saving the session:", err)
-		}
+		saveExchange(ctx, ledger, cmd.ErrOrStderr(), root.SessionID, env.Exchange(root.Task))
 	}
-	if f.json {
-		if err := writeJSON(cmd.OutOrStdout(), runJSON(env)); err != nil {
-			return err
-		}
-	} else if env.OK() {
-		fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(env.Output, "\n"))
+	if err := printResult(cmd.OutOrStdout(), env, f.json); err != nil {
+		return err
 	}
 	return runExit(env, f.json)
 }

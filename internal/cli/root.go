@@ -179,11 +179,16 @@ func (r *recording) opened(ctx context.Context) error {
 	return err
 }
 
-// save adds an exchange that ended ok to session, with a warning when it
-// cannot: the answer has been given.
+// save adds an exchange that ended ok to session (saveExchange).
 func (r *recording) save(ctx context.Context, session string, ex ledger.Exchange) {
-	if err := r.ledger.AppendExchange(context.WithoutCancel(ctx), session, ex); err != nil {
-		fmt.Fprintln(r.stderr, "deputy: warning: saving the session:", err)
+	saveExchange(ctx, r.ledger, r.stderr, session, ex)
+}
+
+// saveExchange adds an exchange that ended ok to session, with a warning
+// when it cannot: the answer has been given.
+func saveExchange(ctx context.Context, l ledger.Sessions, stderr io.Writer, session string, ex ledger.Exchange) {
+	if err := l.AppendExchange(context.WithoutCancel(ctx), session, ex); err != nil {
+		fmt.Fprintln(stderr, "deputy: warning: saving the session:", err)
 	}
 }
 

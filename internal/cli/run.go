@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/deputyhq/deputy/config"
@@ -91,8 +89,8 @@ func runAgent(cmd *cobra.Command, g *globalFlags, f *runFlags, name, task string
 	// the handler is set up while the configuration loads.
 	signals := interruptSoon(cmd.Context())
 	defer signals.release()
-	if f.timeout < 0 {
-		return configErrf("--timeout must not be negative (got %s)", f.timeout)
+	if err := checkTimeout(f.timeout); err != nil {
+		return err
 	}
 	setup, err := prepareRoot(cmd, g, &f.rootFlags, name, nil)
 	if err != nil {
@@ -172,9 +170,7 @@ func readRunInput(cmd *cobra.Command, w *cliWorkspace, streamJSON bool) (runInpu
 	if in.context, err = stdin.ReadPiped(cmd.InOrStdin(), w.Settings.Limits.StdinMaxBytes); err != nil {
 		return in, configErr(err)
 	}
-	if f, ok := cmd.InOrStdin().(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		in.tty = f
-	}
+	in.tty = terminalOf(cmd.InOrStdin())
 	return in, nil
 }
 
@@ -230,7 +226,7 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, w *cliWorksp
 	case tty != nil && view != nil:
 		w.Person = view // requests show in the live view, keys answer them
 	case tty != nil:
-		w.Person = &linePerson{in: &lineReader{in: bufio.NewReader(tty), out: cmd.ErrOrStderr()}}
+		w.Person = personAt(tty, cmd.ErrOrStderr())
 	}
 	var stream *telemetry.Stream
 	if f.streamJSON {
@@ -259,14 +255,32 @@ func (f *runFlags) report(out io.Writer, env *delegate.Envelope, stream *telemet
 		if err := stream.Err(); err != nil {
 			return err
 		}
-	case f.json:
-		if err := writeJSON(out, runJSON(env)); err != nil {
+	default:
+		if err := printResult(out, env, f.json); err != nil {
 			return err
 		}
-	case env.OK():
-		fmt.Fprintln(out, strings.TrimRight(env.Output, "\n"))
 	}
 	return runExit(env, f.json || f.streamJSON)
+}
+
+// printResult prints a root's result: --json's object, else its answer
+// when it ended ok (run, runs resume).
+func printResult(out io.Writer, env *delegate.Envelope, asJSON bool) error {
+	if asJSON {
+		return writeJSON(out, runJSON(env))
+	}
+	if env.OK() {
+		fmt.Fprintln(out, strings.TrimRight(env.Output, "\n"))
+	}
+	return nil
+}
+
+// checkTimeout checks --timeout (run, runs resume).
+func checkTimeout(d time.Duration) error {
+	if d < 0 {
+		return configErrf("--timeout must not be negative (got %s)", d)
+	}
+	return nil
 }
 
 // runExit maps the root envelope to the exit code.
