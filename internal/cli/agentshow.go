@@ -239,69 +239,23 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 	for _, s := range d.Shadows {
 		row("shadows", fmt.Sprintf("%s (%s)", s.Path, s.Source))
 	}
-	model := d.Model
-	if model == config.ModelInherit {
-		model = "inherit (the parent's model; at the root, default_model"
-		if dm := w.Settings.DefaultModel; dm != "" && dm != config.ModelInherit {
-			model += " " + dm
-			if from := w.Settings.DefaultModelFrom; from != "" {
-				model += ": " + from
-			}
-			model += ")"
-		} else if d.RootModel != "" {
-			model += ", which is not set, so " + d.RootModel + ", its origin's default)"
-		} else {
-			model += ", which is not set)"
-		}
-	}
-	row("model", model)
+	row("model", modelText(w.Settings, d))
 	maxTurns := fmt.Sprint(d.MaxTurns)
 	if d.MaxTurnsDefault {
 		maxTurns += " (default)"
 	}
 	row("max_turns", maxTurns)
-	workdir := "(the current directory)"
-	if d.Workdir != "" {
-		workdir = d.Workdir
-		if d.WorkdirResolved != d.Workdir {
-			workdir += " → " + d.WorkdirResolved
-		}
-	}
-	row("workdir", workdir)
-	skill := "-"
-	if sk := d.Skill; sk != nil {
-		skill = sk.Ref + " (not found)"
-		if sk.Resolved {
-			skill = fmt.Sprintf("%s (%s)", sk.Name, sk.Path)
-		}
-	}
-	row("skill", skill)
+	row("workdir", workdirText(d))
+	row("skill", skillText(d.Skill))
 	row("files", orDash(strings.Join(d.Files, ", ")))
-	tools := strings.Join(d.Tools, ", ")
-	switch {
-	case d.ToolsDefault:
-		tools = "default: " + tools
-	case len(d.Tools) == 0:
-		tools = "(none)"
-	}
-	row("tools", tools)
+	row("tools", toolsText(d))
 	if len(d.MCPServers) > 0 {
 		row("mcp_servers", strings.Join(d.MCPServers, ", "))
 	}
 	row("sub_agents", orDash(strings.Join(d.Subagents, ", ")))
 	row("sub_agents_config", fmt.Sprintf("max_depth %d, parallel %v, timeout %ds",
 		d.SubagentsConfig.MaxDepth, d.SubagentsConfig.Parallel, d.SubagentsConfig.TimeoutSeconds))
-	params := []string{}
-	if t := d.Params.Temperature; t != nil {
-		params = append(params, fmt.Sprintf("temperature %g", *t))
-	}
-	if m := d.Params.MaxTokens; m != nil {
-		params = append(params, fmt.Sprintf("max_tokens %d", *m))
-	}
-	if e := d.Params.Effort; e != nil {
-		params = append(params, "effort "+*e)
-	}
-	row("params", orDash(strings.Join(params, ", ")))
+	row("params", orDash(paramsText(d.Params)))
 	row("budget", orDash(budgetText(d)))
 	tw.Flush()
 	fmt.Fprintln(out, "\nsystem prompt:")
@@ -316,6 +270,70 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 			fmt.Fprintf(out, "  %s: %s\n", r.Severity, config.Diagnostic{File: r.File, Line: r.Line, Key: r.Key, Message: r.Message})
 		}
 	}
+}
+
+// modelText is the agent's model; for inherit, what that means at the
+// root with these settings.
+func modelText(s *config.Settings, d agentDetail) string {
+	if d.Model != config.ModelInherit {
+		return d.Model
+	}
+	model := "inherit (the parent's model; at the root, default_model"
+	switch dm := s.DefaultModel; {
+	case dm != "" && dm != config.ModelInherit:
+		model += " " + dm
+		if from := s.DefaultModelFrom; from != "" {
+			model += ": " + from
+		}
+		return model + ")"
+	case d.RootModel != "":
+		return model + ", which is not set, so " + d.RootModel + ", its origin's default)"
+	}
+	return model + ", which is not set)"
+}
+
+func workdirText(d agentDetail) string {
+	if d.Workdir == "" {
+		return "(the current directory)"
+	}
+	if d.WorkdirResolved != d.Workdir {
+		return d.Workdir + " → " + d.WorkdirResolved
+	}
+	return d.Workdir
+}
+
+func skillText(sk *skillView) string {
+	switch {
+	case sk == nil:
+		return "-"
+	case sk.Resolved:
+		return fmt.Sprintf("%s (%s)", sk.Name, sk.Path)
+	}
+	return sk.Ref + " (not found)"
+}
+
+func toolsText(d agentDetail) string {
+	switch {
+	case d.ToolsDefault:
+		return "default: " + strings.Join(d.Tools, ", ")
+	case len(d.Tools) == 0:
+		return "(none)"
+	}
+	return strings.Join(d.Tools, ", ")
+}
+
+func paramsText(p paramsView) string {
+	var parts []string
+	if t := p.Temperature; t != nil {
+		parts = append(parts, fmt.Sprintf("temperature %g", *t))
+	}
+	if m := p.MaxTokens; m != nil {
+		parts = append(parts, fmt.Sprintf("max_tokens %d", *m))
+	}
+	if e := p.Effort; e != nil {
+		parts = append(parts, "effort "+*e)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // nonEmpty is &s, or nil for "": null in JSON.
