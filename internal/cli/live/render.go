@@ -72,12 +72,7 @@ func Render(s Snapshot, l Layout) (string, []string) {
 	}
 
 	var b strings.Builder
-	nameW := 12
-	for _, id := range shown {
-		r := s.Rows[id]
-		nameW = max(nameW, 2*r.Depth+len(r.Label)+1+ShortIDLen+2)
-	}
-	nameW = min(nameW, l.Width/3)
+	nameW := nameWidth(s, shown, l.Width)
 	// A running run's task list shows as one line under it, where the
 	// rows leave room for all of them.
 	withTasks := 0
@@ -92,21 +87,7 @@ func Render(s Snapshot, l Layout) (string, []string) {
 	for _, id := range shown {
 		r := s.Rows[id]
 		state := r.State(l.Now, running[id])
-		var st lipgloss.Style
-		switch {
-		case strings.HasPrefix(state, "retrying"):
-			st = styleRetry
-		case state == "thinking":
-			st = styleThinking
-		case strings.HasPrefix(state, "running"), strings.HasPrefix(state, "waiting"):
-			st = styleTool
-		case state == "done":
-			st = styleDone
-		case r.Done():
-			st = styleFailed
-		default:
-			st = styleDim
-		}
+		st := stateStyle(r, state)
 		if r.Done() && len(r.children) > 0 {
 			state += fmt.Sprintf(" (+%d)", countBelow(s, id))
 		}
@@ -138,6 +119,35 @@ func Render(s Snapshot, l Layout) (string, []string) {
 	}
 	b.WriteString(ansi.Truncate(foot, l.Width, "…"))
 	return b.String(), shown
+}
+
+// nameWidth is the width of the agent column: the widest of the shown
+// rows' indented names, at most a third of the terminal's width.
+func nameWidth(s Snapshot, shown []string, width int) int {
+	w := 12
+	for _, id := range shown {
+		r := s.Rows[id]
+		w = max(w, 2*r.Depth+len(r.Label)+1+ShortIDLen+2)
+	}
+	return min(w, width/3)
+}
+
+// stateStyle is how a row's state shows: what it waits for, whether it
+// ended well.
+func stateStyle(r *Row, state string) lipgloss.Style {
+	switch {
+	case strings.HasPrefix(state, "retrying"):
+		return styleRetry
+	case state == "thinking":
+		return styleThinking
+	case strings.HasPrefix(state, "running"), strings.HasPrefix(state, "waiting"):
+		return styleTool
+	case state == "done":
+		return styleDone
+	case r.Done():
+		return styleFailed
+	}
+	return styleDim
 }
 
 // CurrentTask is the task a list says is being done: the first in
