@@ -109,16 +109,24 @@ func (e *Engine) approve(ctx context.Context, s *Scope, call llm.ToolCall, c per
 	for _, r := range rules {
 		req.Always = append(req.Always, r.String())
 	}
-	if ans, ok := asks.known(s.RunID, call, c); ok {
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ans, ok, done := asks.knownOrWait(s.RunID, call, c, cancel)
+	if ok {
 		e.recordKnown(s, req, ans)
 		return ans
 	}
-	ans := e.ask(ctx, s, req)
+	ans = e.ask(wctx, s, req)
+	done()
 	if ans.Allow && ans.Always {
 		asks.allowAlways(call, rules, patterned)
 	}
 	return ans
 }
+
+// errAllowedForTheRun ends the wait of a request that a person's "allow
+// for the rest of the run", given to another request meanwhile, covers.
+var errAllowedForTheRun = errors.New("allowed for the rest of the run")
 
 // recordKnown emits a request that an earlier answer of the tree answered.
 func (e *Engine) recordKnown(s *Scope, req *approval.Request, ans approval.Answer) {
@@ -135,7 +143,8 @@ func (e *Engine) fill(s *Scope, req *approval.Request) {
 
 // ask puts req to the person, stopping the clocks of s and its ancestors
 // while it waits, and returns the answer with who gave it: the person;
-// nobody (no Person, or it could not ask); the timeout; or the run ending.
+// nobody (no Person, or it could not ask); the timeout; the run ending; or
+// a rule, when an allow for the rest of the run given meanwhile covers it.
 func (e *Engine) ask(ctx context.Context, s *Scope, req *approval.Request) approval.Answer {
 	e.fill(s, req)
 	e.emitRequest(s, req)
@@ -155,6 +164,8 @@ func (e *Engine) ask(ctx context.Context, s *Scope, req *approval.Request) appro
 			ans, ans.By = a, approval.ByPerson
 		case errors.Is(err, approval.ErrNobody):
 			ans.By = approval.ByNobody
+		case errors.Is(context.Cause(ctx), errAllowedForTheRun):
+			ans = approval.Answer{Allow: true, By: approval.ByRule}
 		case ctx.Err() != nil:
 			ans.By = approval.ByCancel
 		case errors.Is(actx.Err(), context.DeadlineExceeded):
@@ -168,7 +179,7 @@ func (e *Engine) ask(ctx context.Context, s *Scope, req *approval.Request) appro
 			}
 		}
 	}
-	if ans.By != approval.ByPerson {
+	if ans.By != approval.ByPerson && ans.By != approval.ByRule {
 		ans.Allow, ans.Always, ans.Text = false, false, ""
 	}
 	ans.Time = time.Now()
@@ -234,12 +245,22 @@ func (s *Scope) pauseClocks() (resume func()) {
 
 // treeAsks is what a tree keeps of its answers: the rules and the exact
 // calls a person allowed for the rest of the run, and, for a resumed tree,
-// the answers given before, by tool call.
+// the answers given before, by tool call; and the requests waiting for an
+// answer, which such an allow ends too.
 type treeAsks struct {
-	mu     sync.Mutex
-	always []permission.Rule
-	exact  map[string]bool
-	kept   map[string]approval.Answer
+	mu      sync.Mutex
+	always  []permission.Rule
+	exact   map[string]bool
+	kept    map[string]approval.Answer
+	waiting map[*waitingCall]bool
+}
+
+// waitingCall is a call whose request waits for a person; cancel ends the
+// wait.
+type waitingCall struct {
+	call   llm.ToolCall
+	c      permission.Call
+	cancel context.CancelCauseFunc
 }
 
 // approvals is the tree's answers (a run outside a tree keeps none).
@@ -250,31 +271,55 @@ func (t *Tree) approvals() *treeAsks {
 	return &t.asks
 }
 
-// known answers call from what the tree already has.
-func (a *treeAsks) known(runID string, call llm.ToolCall, c permission.Call) (approval.Answer, bool) {
+// knownOrWait answers call from what the tree already has; when it
+// cannot, the call is waiting, until done, and an allow for the rest of
+// the run that covers it meanwhile ends its wait by cancel.
+func (a *treeAsks) knownOrWait(runID string, call llm.ToolCall, c permission.Call, cancel context.CancelCauseFunc) (ans approval.Answer, ok bool, done func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ans, ok := a.kept[runID+"/"+call.ID]; ok && call.ID != "" {
 		ans.By = approval.ByRule
-		return ans, true
+		return ans, true, nil
 	}
-	if permission.Allowed(a.always, c) != nil || a.exact[exactKey(call)] {
-		return approval.Answer{Allow: true, By: approval.ByRule}, true
+	if a.allows(call, c) {
+		return approval.Answer{Allow: true, By: approval.ByRule}, true, nil
 	}
-	return approval.Answer{}, false
+	w := &waitingCall{call: call, c: c, cancel: cancel}
+	if a.waiting == nil {
+		a.waiting = map[*waitingCall]bool{}
+	}
+	a.waiting[w] = true
+	return approval.Answer{}, false, func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		delete(a.waiting, w)
+	}
 }
 
+// allows reports whether the answers for the rest of the run allow call.
+func (a *treeAsks) allows(call llm.ToolCall, c permission.Call) bool {
+	return permission.Allowed(a.always, c) != nil || a.exact[exactKey(call)]
+}
+
+// allowAlways allows calls like call for the rest of the run (by rules
+// when patterned, else by its exact arguments), and ends the waits of the
+// requests this allows.
 func (a *treeAsks) allowAlways(call llm.ToolCall, rules []permission.Rule, patterned bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if patterned {
 		a.always = append(a.always, rules...)
-		return
+	} else {
+		if a.exact == nil {
+			a.exact = map[string]bool{}
+		}
+		a.exact[exactKey(call)] = true
 	}
-	if a.exact == nil {
-		a.exact = map[string]bool{}
+	for w := range a.waiting {
+		if a.allows(w.call, w.c) {
+			w.cancel(errAllowedForTheRun)
+		}
 	}
-	a.exact[exactKey(call)] = true
 }
 
 // keep remembers an answer given before the tree was resumed, to the call

@@ -2,11 +2,14 @@ package delegate_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/deputyhq/deputy/approval"
 	"github.com/deputyhq/deputy/config"
@@ -243,4 +246,70 @@ rules:
 	if _, err := os.Stat(filepath.Join(dir, "made.txt")); err != nil {
 		t.Error(err)
 	}
+}
+
+// "Allow for the rest of the run" answers the requests like it that are
+// already waiting, not only the ones to come: the leaf's two calls ask at
+// once, the person answers the first with a, and the second, which the
+// rule a allowed covers, runs without waiting for an answer of its own.
+// (Before, it stayed queued and the person had to answer it too; here it
+// would have waited until approval_timeout and been denied.)
+func TestAllowForTheRunAnswersWaitingRequests(t *testing.T) {
+	h, root, dir := approveTree(t, rules(t, nil, []string{"terminal(touch:*)"}, nil, ""), permission.Rules{}, permission.Rules{})
+	h.engine.ApprovalTimeout = 10 * time.Second // bounds the test when the second request is not answered
+	both := make(chan struct{})
+	var mu sync.Mutex
+	var asked []string
+	p := &person{}
+	p.answer = func(r *approval.Request) (approval.Answer, error) {
+		mu.Lock()
+		asked = append(asked, r.Detail)
+		first := len(asked) == 1
+		if len(asked) == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		if !first {
+			return approval.Answer{}, errWaitForCancel
+		}
+		select {
+		case <-both:
+		case <-time.After(10 * time.Second):
+			t.Error("the second request never came: the calls did not ask at the same time")
+		}
+		return approval.Answer{Allow: true, Always: true}, nil
+	}
+	h.engine.Person = waitingPerson{p}
+	env := runIn(h, root, dir)
+	if !env.OK() {
+		t.Fatalf("run: %s %s", env.Status, env.Error)
+	}
+	for _, f := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v (output %s)", f, err, env.Output)
+		}
+	}
+	var by []string
+	for _, ev := range h.eventsOf(delegate.EventApprovalAnswer) {
+		by = append(by, ev.Answer.By)
+	}
+	sort.Strings(by)
+	if strings.Join(by, ",") != "person,rule" {
+		t.Errorf("answered by %v, want one person and one rule", by)
+	}
+}
+
+// errWaitForCancel tells waitingPerson to wait until the request's wait
+// ends (its context), as a person who has not answered yet.
+var errWaitForCancel = errors.New("wait")
+
+type waitingPerson struct{ *person }
+
+func (p waitingPerson) Ask(ctx context.Context, r *approval.Request) (approval.Answer, error) {
+	a, err := p.person.Ask(ctx, r)
+	if err == errWaitForCancel {
+		<-ctx.Done()
+		return approval.Answer{}, ctx.Err()
+	}
+	return a, err
 }
