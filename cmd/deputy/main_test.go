@@ -85,6 +85,7 @@ func setupScript(env *testscript.Env) error {
 		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
 		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
 		{"XDG_CACHE_HOME", filepath.Join(home, ".cache")},
+		{"XDG_STATE_HOME", filepath.Join(home, ".local", "state")},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}

@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -75,9 +76,11 @@ func withPromptFile(entry config.Fields, dir string) config.Fields {
 	return entry
 }
 
-// SessionModel is the model opencode's configuration names for cwd (the
-// model key of the opencode.json files of its locations, a later one
-// winning), as deputy writes it; "" when none names one. A file deputy
+// SessionModel is the model opencode runs a session on for cwd, as
+// deputy writes it: the model key of the opencode.json files of its
+// locations (a later one winning), else the model opencode last used
+// (lastUsed). "" when neither names one: opencode would then pick one
+// from its model catalogue, which deputy does not have. A file deputy
 // cannot read is opencode's business and is skipped.
 func SessionModel(cwd string) string {
 	var files []string
@@ -101,7 +104,51 @@ func SessionModel(cwd string) string {
 			model = strings.TrimSpace(c.Model)
 		}
 	}
+	if model == "" {
+		model = lastUsed()
+	}
 	return model
+}
+
+// lastUsed is the model opencode last used: the first entry of recent in
+// the model.json of its state directory ($XDG_STATE_HOME/opencode, else
+// ~/.local/state/opencode), which opencode takes when no configuration
+// names a model (provider.ts, defaultModel); "" when there is none.
+func lastUsed() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) {
+		home, _ := os.UserHomeDir()
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	data, err := osfile.Read(filepath.Join(dir, "opencode", "model.json"), maxConfigFile)
+	if err != nil {
+		return ""
+	}
+	return recentModel(data)
+}
+
+// recentModel is the first well-formed entry of recent in an opencode
+// model.json, as provider/model; "" when there is none.
+func recentModel(data []byte) string {
+	var state struct {
+		Recent []json.RawMessage `json:"recent"`
+	}
+	if json.Unmarshal(data, &state) != nil {
+		return ""
+	}
+	for _, raw := range state.Recent {
+		var e struct {
+			Provider string `json:"providerID"`
+			Model    string `json:"modelID"`
+		}
+		if json.Unmarshal(raw, &e) == nil && e.Provider != "" && e.Model != "" {
+			return e.Provider + "/" + e.Model
+		}
+	}
+	return ""
 }
 
 // Names are the agents a file of opencode's defines, for an index: the

@@ -139,7 +139,7 @@ func TestParseAgentMessages(t *testing.T) {
 // deputy's, the model opencode.json names as the root's, and task as
 // call_agent over the other opencode agents.
 func TestAgentDirs(t *testing.T) {
-	root, home := configtest.Home(t, "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR")
+	root, home := configtest.Home(t, "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "XDG_STATE_HOME")
 	proj := filepath.Join(root, "proj")
 	testfile.WriteFiles(t, root, map[string]string{
 		"home/.config/opencode/opencode.json":         `{"model": "openai/gpt-test", "agent": {"build": {"model": "x/y"}}}`,
@@ -209,6 +209,12 @@ func TestSessionModel(t *testing.T) {
 		"proj/opencode.json":               `{"model": "anthropic/claude-proj", // the project's` + "\n}",
 		"proj/sub/.opencode/opencode.json": `{"model": "no-provider"}`,
 	})
+	// The model opencode last used (its state's model.json) comes after
+	// every configuration file: one that names a model wins over it.
+	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	testfile.WriteFiles(t, root, map[string]string{
+		"state/opencode/model.json": `{"recent": [{"providerID": "google", "modelID": "gemini-2.5-pro"}, {"providerID": "openai", "modelID": "gpt-5"}], "favorite": []}`,
+	})
 	if got := SessionModel(filepath.Join(root, "proj", "sub")); got != "anthropic/claude-proj" {
 		t.Errorf("SessionModel = %q", got)
 	}
@@ -230,5 +236,37 @@ func TestSessionModel(t *testing.T) {
 	t.Setenv("OPENCODE_CONFIG_DIR", filepath.Join(root, "dir"))
 	if got := SessionModel(filepath.Join(root, "proj")); got != "openai/gpt-dir" {
 		t.Errorf("SessionModel with $OPENCODE_CONFIG_DIR = %q", got)
+	}
+}
+
+// With no opencode.json naming a model, opencode runs a session on the
+// model it last used (the first of recent in its state's model.json,
+// $XDG_STATE_HOME/opencode, else ~/.local/state/opencode), before its own
+// pick from its model catalogue, which deputy does not have.
+func TestSessionModelLastUsed(t *testing.T) {
+	root, _ := configtest.Home(t, "XDG_STATE_HOME", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR")
+	proj := filepath.Join(root, "proj")
+	testfile.WriteFiles(t, root, map[string]string{"proj/.git/HEAD": ""})
+	if got := SessionModel(proj); got != "" {
+		t.Errorf("SessionModel with no state = %q", got)
+	}
+	for _, c := range []struct{ file, want string }{
+		{`{"recent": [{"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}, {"providerID": "openai", "modelID": "gpt-5"}]}`, "anthropic/claude-sonnet-4-5"},
+		// An entry opencode would skip for want of its ids is skipped.
+		{`{"recent": [{"providerID": "anthropic"}, 3, {"providerID": "openai", "modelID": "gpt-5"}]}`, "openai/gpt-5"},
+		{`{"recent": []}`, ""},
+		{`{"recent": {"providerID": "openai", "modelID": "gpt-5"}}`, ""},
+		{`not json`, ""},
+	} {
+		testfile.WriteFiles(t, root, map[string]string{"home/.local/state/opencode/model.json": c.file})
+		if got := SessionModel(proj); got != c.want {
+			t.Errorf("model.json %s: SessionModel = %q, want %q", c.file, got, c.want)
+		}
+	}
+	// $XDG_STATE_HOME moves it, as it moves opencode's.
+	testfile.WriteFiles(t, root, map[string]string{"xdg-state/opencode/model.json": `{"recent": [{"providerID": "google", "modelID": "gemini-2.5-pro"}]}`})
+	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "xdg-state"))
+	if got := SessionModel(proj); got != "google/gemini-2.5-pro" {
+		t.Errorf("SessionModel with $XDG_STATE_HOME = %q", got)
 	}
 }
