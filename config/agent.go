@@ -101,8 +101,9 @@ type Agent struct {
 	// adds no restriction.
 	AllowedHosts []string
 	// InitialPrompt is a root run's first user turn, sent before its task
-	// (Claude Code's initialPrompt, which it submits when the agent runs
-	// as the session's main agent).
+	// by run and as a new session's first turn by chat (Claude Code's
+	// initialPrompt, which it submits when the agent runs as the
+	// session's main agent).
 	InitialPrompt string
 	// Hooks are commands run at points of the agent's own runs (Claude
 	// Code's hooks).

@@ -214,6 +214,14 @@ func (c *chat) converse(ctx context.Context) error {
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
 	defer signal.Stop(interrupts)
+	if p := c.setup.agent.InitialPrompt; p != "" && len(c.history) == 0 {
+		// Claude Code's initialPrompt: a new session's first turn, sent
+		// as if typed.
+		fmt.Fprintf(c.out, "> %s\n", p)
+		if err := c.ask(ctx, p, interrupts); err != nil {
+			return err
+		}
+	}
 	for {
 		line, err := c.lines.readLine("> ")
 		if errors.Is(err, errLineInterrupted) {
