@@ -25,6 +25,7 @@ var adapter = adaptertest.Adapter{
 	// A current model: the fake signs its answers and wants the
 	// signatures back (thought signatures).
 	Model:     "gemini-3-pro",
+	Strict:    true,
 	OutputKey: "responseJsonSchema",
 	Path: func(model string, stream bool) string {
 		if stream {
