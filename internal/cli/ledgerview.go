@@ -355,7 +355,11 @@ func compactJSON(raw json.RawMessage) string {
 }
 
 func usageText(u llm.Usage) string {
-	return fmt.Sprintf("%d in / %d out", u.InputTokens, u.OutputTokens)
+	text := fmt.Sprintf("%d in / %d out", u.InputTokens, u.OutputTokens)
+	if share := live.CacheShare(u.CacheReadTokens, u.InputTokens); share != "" {
+		text += ", " + share
+	}
+	return text
 }
 
 func formatTime(t time.Time) string {

@@ -200,7 +200,7 @@ func pad(s string, n int) string {
 // footer is the tree's totals.
 func footer(s Snapshot, now time.Time) string {
 	var run, queued, retrying, done, failed, cancelled int
-	var toks int64
+	var toks, input, cacheRead int64
 	children := map[string]int{}
 	for _, r := range s.Rows {
 		if !r.Done() {
@@ -209,6 +209,7 @@ func footer(s Snapshot, now time.Time) string {
 	}
 	for _, r := range s.Rows {
 		toks += r.Tokens
+		input, cacheRead = input+r.Input, cacheRead+r.CacheRead
 		st := r.State(now, children[r.ID])
 		switch {
 		case r.Done() && r.Status == "ok":
@@ -234,7 +235,21 @@ func footer(s Snapshot, now time.Time) string {
 	if usd := subtreeCost(s, s.Order[0]); usd != nil {
 		cost = " · " + USD(usd)
 	}
-	return fmt.Sprintf("%s: %s · %s tokens%s · %s", plural(len(s.Rows), "run", "runs"), counts, tokens(toks), cost, elapsed(root, now))
+	cached := ""
+	if share := CacheShare(cacheRead, input); share != "" {
+		cached = " (" + share + ")"
+	}
+	return fmt.Sprintf("%s: %s · %s tokens%s%s · %s", plural(len(s.Rows), "run", "runs"), counts, tokens(toks), cached, cost, elapsed(root, now))
+}
+
+// CacheShare says how much of the input was read from the provider's
+// prompt cache ("74% of input cached", rounded down), or "" when none
+// was.
+func CacheShare(cacheRead, input int64) string {
+	if cacheRead <= 0 || input <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d%% of input cached", min(cacheRead, input)*100/input)
 }
 
 func tokens(n int64) string {

@@ -140,6 +140,33 @@ func TestRenderCost(t *testing.T) {
 	}
 }
 
+// The footer says how much of the tree's input the providers read from
+// their prompt caches, over every run's calls, rounded down; nothing when
+// none was.
+func TestRenderCacheShare(t *testing.T) {
+	t0 := time.Now()
+	call := func(id string, u llm.Usage) delegate.Event {
+		return progress(id, "", 0, agent.Event{Kind: agent.EventModelEnd, Turn: 1, Usage: u}, t0)
+	}
+	tr := NewTree()
+	feed(tr,
+		delegate.Event{Type: delegate.EventRunStart, RunID: "R00000000000000000000ROOT1", Label: "top", Time: t0},
+		delegate.Event{Type: delegate.EventSpawn, RunID: "A0000000000000000000000AA1", ParentID: "R00000000000000000000ROOT1", Depth: 1, Label: "child", Time: t0},
+		call("R00000000000000000000ROOT1", llm.Usage{InputTokens: 100, OutputTokens: 5}),
+	)
+	if text, _ := Render(tr.Snapshot(), Layout{Plain: true, Now: t0}); strings.Contains(text, "cached") {
+		t.Errorf("nothing was read from a cache:\n%s", text)
+	}
+	feed(tr,
+		call("R00000000000000000000ROOT1", llm.Usage{InputTokens: 300, OutputTokens: 5, CacheReadTokens: 250}),
+		call("A0000000000000000000000AA1", llm.Usage{InputTokens: 200, OutputTokens: 5, CacheReadTokens: 150}),
+	)
+	text, _ := Render(tr.Snapshot(), Layout{Plain: true, Now: t0})
+	if !strings.Contains(text, " · 615 tokens (66% of input cached) · ") {
+		t.Errorf("400 of 600 input tokens read from the cache:\n%s", text)
+	}
+}
+
 // A running run's task list shows as one line under its row: the task in
 // progress and how far the list is; a finished run's does not.
 func TestRenderShowsTaskList(t *testing.T) {

@@ -42,6 +42,9 @@ type Row struct {
 	Tokens      int64
 	Cost        float64
 	CostUnknown bool
+	// Input and CacheRead are the input tokens of its model calls and
+	// how many of them were read from the provider's prompt cache.
+	Input, CacheRead int64
 	// Todos is the run's task list as todo_write last set it.
 	Todos []tool.TodoItem
 
@@ -182,6 +185,8 @@ func (t *Tree) loop(r *Row, ev delegate.Event) {
 	case agent.EventModelEnd:
 		r.inCall, r.queued, r.retryUntil = false, false, time.Time{}
 		r.Tokens += a.Usage.Total()
+		r.Input += a.Usage.InputTokens
+		r.CacheRead += a.Usage.CacheReadTokens
 		if a.Err == nil {
 			if ev.CostUSD != nil {
 				r.Cost += *ev.CostUSD
