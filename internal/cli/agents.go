@@ -21,8 +21,8 @@ func newAgentsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agents",
 		Short: "List, show, create and check agent definitions",
-		Long: `Work with agent definitions: TOML files in axe's format or Markdown files in
-Claude Code's format.
+		Long: `Work with agent definitions: deputy's TOML and Markdown files, and the agent
+files of axe, Claude Code, opencode, Gemini CLI and Codex, as they are.
 
 Agents are looked up in these places, lowest precedence first:
 
@@ -30,6 +30,11 @@ Agents are looked up in these places, lowest precedence first:
   claude    the agents/ of installed Claude Code plugins, ~/.claude/agents/,
             then .claude/agents/ in each directory from the repository root
             down to the current directory (with their subdirectories)
+  opencode  agent/ and agents/ of ~/.config/opencode/ and of .opencode/ from
+            the repository root down, and the agent section of opencode.json
+  gemini    ~/.gemini/agents/, then .gemini/agents/
+  codex     agents/ of ~/.codex/ and of .codex/ from the repository root
+            down, and the roles config.toml declares
   user      $XDG_CONFIG_HOME/deputy/agents/ (default ~/.config/deputy/agents/)
   project   .deputy/agents/ under the current directory
   flag      each --agents-dir, in the order given
@@ -56,7 +61,7 @@ func newAgentsListCmd(g *globalFlags) *cobra.Command {
 		Use:   "list",
 		Short: "List every agent and where it was found",
 		Long: `List every visible agent: its name, where its file was found (axe, claude,
-user, project or flag) and its description. An agent that hides definitions of
+opencode, gemini, codex, user, project or flag) and its description. An agent that hides definitions of
 the same name from lower-precedence directories is marked "shadows
 SOURCE/FILE"; an agent whose file has problems is marked with their count (see
 'deputy agents lint'); a file that cannot be loaded at all is listed under its
