@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,26 +80,7 @@ func (o Origin) Load(path, source string, opts config.LoadOptions) ([]*config.Ag
 	if s == nil {
 		s = &settings{}
 	}
-	if s.AgentsOff {
-		a.Disabled = "experimental.enableAgents is false in Gemini CLI's settings"
-	}
-	if ov, ok := s.Overrides[a.Name]; ok {
-		if ov.Enabled != nil && !*ov.Enabled {
-			a.Disabled = fmt.Sprintf("agents.overrides.%s.enabled is false in Gemini CLI's settings", a.Name)
-		}
-		if n := ov.RunConfig.MaxTurns; n > 0 {
-			a.MaxTurns = n
-		}
-		if m := ov.RunConfig.MaxTimeMinutes; m > 0 {
-			a.Budget.Time = time.Duration(m) * time.Minute
-		}
-		if m := ov.ModelConfig.Model; m != "" {
-			a.Model = Model(m)
-		}
-	}
-	if a.InheritsModel() {
-		a.RootModel = s.model()
-	}
+	s.apply(a)
 	return []*config.Agent{a}, diags
 }
 
@@ -129,6 +111,34 @@ func (s *settings) model() string {
 	return "gemini/" + DefaultModel
 }
 
+// apply gives a the settings: experimental.enableAgents, its entry of
+// agents.overrides, and, when it inherits, the session's model as its
+// root's.
+func (s *settings) apply(a *config.Agent) {
+	if s.AgentsOff {
+		a.Disabled = "experimental.enableAgents is false in Gemini CLI's settings"
+	}
+	if ov, ok := s.Overrides[a.Name]; ok {
+		if ov.Enabled != nil && !*ov.Enabled {
+			a.Disabled = fmt.Sprintf("agents.overrides.%s.enabled is false in Gemini CLI's settings", a.Name)
+		}
+		if n := ov.RunConfig.MaxTurns; n > 0 {
+			a.MaxTurns = n
+		}
+		// A time longer than a time.Duration holds is no limit deputy can
+		// keep; the agent keeps its own.
+		if m := ov.RunConfig.MaxTimeMinutes; m > 0 && int64(m) <= math.MaxInt64/int64(time.Minute) {
+			a.Budget.Time = time.Duration(m) * time.Minute
+		}
+		if m := ov.ModelConfig.Model; m != "" {
+			a.Model = Model(m)
+		}
+	}
+	if a.InheritsModel() {
+		a.RootModel = s.model()
+	}
+}
+
 // readSettings merges the user's settings.json (~/.gemini) and the
 // project's (.gemini under cwd), the project's winning key by key. A file
 // deputy cannot read is Gemini CLI's business and is skipped.
@@ -142,47 +152,54 @@ func readSettings(cwd string) *settings {
 		files = append(files, filepath.Join(cwd, ".gemini", "settings.json"))
 	}
 	for _, f := range files {
-		data, err := osfile.Read(f, maxSettingsFile)
-		if err != nil {
-			continue
-		}
-		var file struct {
-			Model struct {
-				Name string `json:"name"`
-			} `json:"model"`
-			Experimental struct {
-				EnableAgents *bool `json:"enableAgents"`
-			} `json:"experimental"`
-			Agents struct {
-				Overrides map[string]override `json:"overrides"`
-			} `json:"agents"`
-		}
-		if json.Unmarshal(jsonc.Strip(data), &file) != nil {
-			continue
-		}
-		if m := strings.TrimSpace(file.Model.Name); m != "" {
-			s.Model = m
-		}
-		if e := file.Experimental.EnableAgents; e != nil {
-			s.AgentsOff = !*e
-		}
-		// Gemini CLI merges its settings files key by key.
-		for name, ov := range file.Agents.Overrides {
-			merged := s.Overrides[name]
-			if ov.Enabled != nil {
-				merged.Enabled = ov.Enabled
-			}
-			if ov.RunConfig.MaxTurns != 0 {
-				merged.RunConfig.MaxTurns = ov.RunConfig.MaxTurns
-			}
-			if ov.RunConfig.MaxTimeMinutes != 0 {
-				merged.RunConfig.MaxTimeMinutes = ov.RunConfig.MaxTimeMinutes
-			}
-			if ov.ModelConfig.Model != "" {
-				merged.ModelConfig.Model = ov.ModelConfig.Model
-			}
-			s.Overrides[name] = merged
+		if data, err := osfile.Read(f, maxSettingsFile); err == nil {
+			s.merge(data)
 		}
 	}
 	return s
+}
+
+// merge reads one settings.json over s, key by key, as Gemini CLI merges
+// its settings files; a file that is not JSON (JSONC) is skipped.
+func (s *settings) merge(data []byte) {
+	var file struct {
+		Model struct {
+			Name string `json:"name"`
+		} `json:"model"`
+		Experimental struct {
+			EnableAgents *bool `json:"enableAgents"`
+		} `json:"experimental"`
+		Agents struct {
+			Overrides map[string]override `json:"overrides"`
+		} `json:"agents"`
+	}
+	if json.Unmarshal(jsonc.Strip(data), &file) != nil {
+		return
+	}
+	if s.Overrides == nil {
+		s.Overrides = map[string]override{}
+	}
+	if m := strings.TrimSpace(file.Model.Name); m != "" {
+		s.Model = m
+	}
+	if e := file.Experimental.EnableAgents; e != nil {
+		s.AgentsOff = !*e
+	}
+	// Gemini CLI merges its settings files key by key.
+	for name, ov := range file.Agents.Overrides {
+		merged := s.Overrides[name]
+		if ov.Enabled != nil {
+			merged.Enabled = ov.Enabled
+		}
+		if ov.RunConfig.MaxTurns != 0 {
+			merged.RunConfig.MaxTurns = ov.RunConfig.MaxTurns
+		}
+		if ov.RunConfig.MaxTimeMinutes != 0 {
+			merged.RunConfig.MaxTimeMinutes = ov.RunConfig.MaxTimeMinutes
+		}
+		if ov.ModelConfig.Model != "" {
+			merged.ModelConfig.Model = ov.ModelConfig.Model
+		}
+		s.Overrides[name] = merged
+	}
 }
