@@ -48,12 +48,6 @@ type Origin struct {
 	RootModel string
 }
 
-// role is an [agents.<name>] declaration of a config.toml.
-type role struct {
-	Description string `toml:"description"`
-	ConfigFile  string `toml:"config_file"`
-}
-
 // declared are the roles dir's config.toml declares with a config_file,
 // by that file's clean path.
 func declared(dir string) map[string]string {
@@ -61,20 +55,28 @@ func declared(dir string) map[string]string {
 	if err != nil {
 		return nil
 	}
-	var c struct {
-		Agents map[string]toml.Primitive `toml:"agents"`
-	}
-	md, err := toml.Decode(string(data), &c)
-	if err != nil {
+	return roleFiles(data, dir)
+}
+
+// roleFiles are the roles a config.toml in dir declares with a
+// config_file, by that file's clean path; nil when it is not TOML.
+func roleFiles(data []byte, dir string) map[string]string {
+	// Keys are read as written, as Codex reads them: a struct would also
+	// take Config_file, and which of two such keys won would change from
+	// run to run.
+	var c map[string]any
+	if _, err := toml.Decode(string(data), &c); err != nil {
 		return nil
 	}
+	agents, _ := c["agents"].(map[string]any)
 	out := map[string]string{}
-	for name, p := range c.Agents {
-		var r role
-		if md.PrimitiveDecode(p, &r) != nil || r.ConfigFile == "" {
+	for name, v := range agents {
+		role, _ := v.(map[string]any)
+		file, _ := role["config_file"].(string)
+		if file == "" {
 			continue // a setting such as max_threads, or a role without a file
 		}
-		f := osfile.ExpandHome(r.ConfigFile)
+		f := osfile.ExpandHome(file)
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f)
 		}
@@ -134,18 +136,27 @@ func SessionModel(cwd string) string {
 		if err != nil {
 			continue
 		}
-		var c struct {
-			Model    string `toml:"model"`
-			Provider string `toml:"model_provider"`
-		}
-		if _, err := toml.Decode(string(data), &c); err != nil || c.Model == "" {
-			continue
-		}
-		if m, note := Model(c.Model, c.Provider); note == "" {
+		if m := configModel(data); m != "" {
 			model = m
 		}
 	}
 	return model
+}
+
+// configModel is the model one config.toml names, as deputy writes it;
+// "" when it names none, names a provider deputy cannot reach, or is not
+// TOML.
+func configModel(data []byte) string {
+	var c map[string]any
+	if _, err := toml.Decode(string(data), &c); err != nil {
+		return ""
+	}
+	model, _ := c["model"].(string)
+	provider, _ := c["model_provider"].(string)
+	if m, note := Model(model, provider); note == "" {
+		return m
+	}
+	return ""
 }
 
 // Names are the agent a role file defines, for an index: its name, else
