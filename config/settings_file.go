@@ -319,33 +319,19 @@ func checkNodeType(sink *Sink, n *yaml.Node, t reflect.Type, key string) {
 		return
 	}
 	switch t.Kind() {
-	case reflect.Struct:
+	case reflect.Struct, reflect.Map:
 		if n.Kind != yaml.MappingNode {
 			bad("a mapping")
 			return
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			sub := joinKey(key, k.Value)
-			field, ok := yamlField(t, k.Value)
-			if k.Kind != yaml.ScalarNode || !ok {
-				sink.Errorf(k.Line, "", "unknown key %q", sub)
+			vt, problem := valueType(t, k, key)
+			if problem != "" {
+				sink.Errorf(k.Line, "", "%s", problem)
 				continue
 			}
-			checkNodeType(sink, v, field.Type, sub)
-		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			bad("a mapping")
-			return
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
-				sink.Errorf(k.Line, "", "%s: keys must be plain strings", key)
-				continue
-			}
-			checkNodeType(sink, v, t.Elem(), joinKey(key, k.Value))
+			checkNodeType(sink, v, vt, joinKey(key, k.Value))
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
@@ -380,6 +366,22 @@ func checkNodeType(sink *Sink, n *yaml.Node, t reflect.Type, key string) {
 			bad("a string")
 		}
 	}
+}
+
+// valueType is the Go type that receives the value of key k in t, a
+// struct or a map, at key; problem says what is wrong with k instead.
+func valueType(t reflect.Type, k *yaml.Node, key string) (vt reflect.Type, problem string) {
+	if t.Kind() == reflect.Map {
+		if k.Kind != yaml.ScalarNode {
+			return nil, key + ": keys must be plain strings"
+		}
+		return t.Elem(), ""
+	}
+	field, ok := yamlField(t, k.Value)
+	if k.Kind != yaml.ScalarNode || !ok {
+		return nil, fmt.Sprintf("unknown key %q", joinKey(key, k.Value))
+	}
+	return field.Type, ""
 }
 
 // yamlField finds the struct field whose yaml tag is name.

@@ -98,6 +98,7 @@ func TestLoadSettingsMessages(t *testing.T) {
 		{"unknown key", "concurrency: 2\nconcurency: 3\n", []string{`2: unknown key "concurency"`}},
 		{"unknown nested key", "agent:\n  subagent:\n    max_dept: 3\n    depth: 1\n", []string{`3: unknown key "agent.subagent.max_dept"`, `4: unknown key "agent.subagent.depth"`}},
 		{"unknown provider key", "providers:\n  local:\n    base_url: http://x/v1/\n    apikey: k\n", []string{`4: unknown key "providers.local.apikey"`}},
+		{"key not a string", "providers:\n  [local]: {}\nretry:\n  {max_attempts: 1}: 2\n", []string{`2: providers: keys must be plain strings`, `4: unknown key "retry."`}},
 		{"wrong type", "concurrency: many\n", []string{`1: concurrency must be an integer, got "many"`}},
 		{"wrong bool", "agent: {subagent: {telemetry_enabled: 1}}\n", []string{`1: agent.subagent.telemetry_enabled must be true or false, got "1"`}},
 		{"not a mapping", "retry: 3\n", []string{`1: retry must be a mapping, got "3"`}},

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/deputyhq/deputy/config/internal/value"
 )
 
 // Fields reads typed values out of one table of a decoded agent file (TOML,
@@ -127,22 +129,16 @@ func (f Fields) Number(k string) (float64, bool) {
 	if !present || v == nil {
 		return 0, false
 	}
-	switch n := v.(type) {
-	case float64:
-		if !math.IsNaN(n) && !math.IsInf(n, 0) {
-			return n, true
-		}
+	n, ok := value.Number(v)
+	switch {
+	case !ok:
+		f.typeErr(k, "a number", v)
+		return 0, false
+	case math.IsNaN(n) || math.IsInf(n, 0):
 		f.sink.Errorf(f.Line(k), f.Key(k), "must be a finite number")
 		return 0, false
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case uint64:
-		return float64(n), true
 	}
-	f.typeErr(k, "a number", v)
-	return 0, false
+	return n, true
 }
 
 // Bool returns the true/false at k.

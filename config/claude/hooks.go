@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deputyhq/deputy/config"
+	"github.com/deputyhq/deputy/config/internal/value"
 )
 
 // HookTimeout is how long Claude Code lets a hook command run when its
@@ -70,7 +71,7 @@ func hooks(f config.Fields) []config.Hook {
 					continue
 				}
 				timeout := HookTimeout
-				if secs, ok := number(entry["timeout"]); ok && secs > 0 {
+				if secs, ok := value.Number(entry["timeout"]); ok && secs > 0 {
 					timeout = time.Duration(secs * float64(time.Second))
 				}
 				out = append(out, config.Hook{Event: event, Matcher: matcher, Command: cmd, Timeout: timeout, Line: t.Line(event)})
@@ -84,20 +85,6 @@ func hooks(f config.Fields) []config.Hook {
 		f.Warnf("hooks", "%s: deputy runs command hooks only; these are left out", strings.Join(kinds, ", "))
 	}
 	return out
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case uint64:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
 }
 
 // ToolName is the Claude Code name of deputy's tool name, as a hook's
