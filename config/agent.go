@@ -132,6 +132,12 @@ type Agent struct {
 	// leaves it out with a warning, as that tool does. "" makes such an
 	// entry an error.
 	LenientTools string
+	// LenientModels names the tool ("opencode") whose rule this agent's
+	// file follows for a model of a provider deputy does not know: that
+	// tool loads the agent and fails only when it is used, so Lint warns
+	// where it would refuse, and a run of the agent stops on the provider.
+	// "" makes such a model an error.
+	LenientModels string
 
 	// lines maps a dotted key to the line it was written on, so checks that
 	// run after loading (Lint) can point at it.

@@ -151,10 +151,16 @@ func lintModel(sink *Sink, a *Agent, known func(string) bool) {
 		sink.Errorf(a.KeyLine("model"), "model", "%s", err.Error())
 		return
 	}
-	if !known(ref.Provider) {
-		sink.Errorf(a.KeyLine("model"), "model", "unknown provider %q in %q (built-in: %s; hosted: %s; others are defined under providers in config.yaml)",
-			ref.Provider, a.Model, strings.Join(builtinProviders, ", "), strings.Join(HostedProviders, ", "))
+	if known(ref.Provider) {
+		return
 	}
+	msg := fmt.Sprintf("unknown provider %q in %q (built-in: %s; hosted: %s; others are defined under providers in config.yaml)",
+		ref.Provider, a.Model, strings.Join(builtinProviders, ", "), strings.Join(HostedProviders, ", "))
+	if a.LenientModels != "" {
+		sink.Warnf(a.KeyLine("model"), "model", "%s; as %s does, deputy loads the agent, and a run of it stops until the provider is defined", msg, a.LenientModels)
+		return
+	}
+	sink.Errorf(a.KeyLine("model"), "model", "%s", msg)
 }
 
 // lintCycles warns once per strongly connected component of the

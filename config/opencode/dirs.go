@@ -168,6 +168,7 @@ func (o Origin) Load(path, source string, opts config.LoadOptions) ([]*config.Ag
 		agents, diags = loadConfigFile(path, source)
 	}
 	for _, a := range agents {
+		a.LenientModels = Dialect.Tool
 		if a.InheritsModel() {
 			a.RootModel = o.RootModel
 		}
