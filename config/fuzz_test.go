@@ -22,6 +22,9 @@ var seedsSettings = []string{
 	"prices:\n  openai/gpt-4.1: {input: 2, output: 8, cache_read: 0.5}\n  local/qwen: {input: 0, output: 0}\n",
 	"prices:\n  openai/x: {input: .nan, output: .inf}\n  y: {input: -1, output: 1}\n  a/b: {input: 1}\n  c/d: null\n",
 	"prices:\n  openai/x: {input: '2', output: 1e400, cache_write: -0}\n",
+	"search:\n  mode: auto\n  api: searxng\n  url: http://127.0.0.1:8888\n  max_results: 8\n",
+	"search: {mode: api, api: brave, max_results: 0}\n",
+	"search: {mode: native, api: google, url: 'ftp://s', max_results: 21}\n",
 }
 
 func FuzzLoadSettingsYAML(f *testing.F) {
@@ -45,7 +48,8 @@ func FuzzLoadSettingsYAML(f *testing.F) {
 		sa := s.Agent.Subagent
 		if s.Concurrency < 0 || s.MaxTurns < 1 || s.Retry.MaxAttempts < 1 || s.StreamIdleTimeout < 0 ||
 			sa.MaxDepth < 1 || sa.MaxDepth > SubagentMaxDepthLimit || sa.DefaultMaxTurns < 1 || sa.DefaultMaxTurns > SubagentMaxTurnsLimit ||
-			sa.OutputMaxSize < SubagentMinOutputMaxSize || sa.MaxExecutions < 0 || sa.MaxTotalTokens < 0 || sa.MaxTotalTime < 0 {
+			sa.OutputMaxSize < SubagentMinOutputMaxSize || sa.MaxExecutions < 0 || sa.MaxTotalTokens < 0 || sa.MaxTotalTime < 0 ||
+			s.Search.MaxResults < 1 || s.Search.MaxResults > 20 {
 			t.Errorf("settings out of range passed validation: %+v", s)
 		}
 		for model, p := range s.Prices {
