@@ -191,7 +191,9 @@ func TestIdleTransportCutsASilentBody(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	client := &http.Client{Transport: &llm.IdleTransport{}}
-	ctx, stalled := llm.WithIdleTimeout(context.Background(), 100*time.Millisecond)
+	// The headers may take a while on a loaded machine; the body's silence
+	// is what is cut.
+	ctx, stalled := llm.WithResponseTimeout(context.Background(), time.Minute, 100*time.Millisecond)
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
 	resp, err := client.Do(req)
 	if err != nil {
