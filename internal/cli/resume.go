@@ -79,6 +79,11 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
+	flushTraces, err := w.startTracing(ctx)
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
 	ledger, err := w.OpenLedger(ctx)
 	if err != nil {
 		return err
