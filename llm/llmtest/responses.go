@@ -54,8 +54,12 @@ func (r *issuedReasoning) get(key string) (string, bool) {
 	return r.by.get(key)
 }
 
-// issuedKey is the key an assistant item is remembered by.
+// issuedKey is the key an assistant item is remembered by: its ID, as
+// OpenAI ties an item to its reasoning, else what it says.
 func issuedKey(it *rsItem) string {
+	if it.ID != "" {
+		return "id:" + it.ID
+	}
 	if it.Type == "function_call" {
 		return "call:" + it.CallID
 	}
@@ -392,30 +396,46 @@ func checkItems(items []rsItem, stateless bool) *httpError {
 // without its ID, which OpenAI takes but whose reasoning the model then
 // lacks.
 func missingReasoning(items []rsItem, issued *issuedReasoning) *httpError {
-	var sent []string // the reasoning items of the current turn
+	it, rid := unsentItem(items, issued, "reasoning", issuedKey)
+	switch {
+	case it == nil:
+		return nil
+	case it.ID != "":
+		return oaParamError("", "input", "Item '%s' of type '%s' was provided without its required 'reasoning' item: '%s'.", it.ID, it.Type, rid)
+	}
+	what := "function call " + it.CallID
+	if it.Type == "message" {
+		what = "assistant message"
+	}
+	return oaParamError("", "input", "llmtest (strict): the %s came back without the reasoning item that preceded it (%s): a reasoning model's reasoning items must be sent back, in place, with the output that followed them", what, rid)
+}
+
+// unsentItem is the first output item of items that the fake gave out
+// after items of type kind (their IDs remembered in issued by key, joined
+// by commas) and that came back without one of them before it in its
+// turn, with the ID missing; nil when every item came back whole.
+func unsentItem(items []rsItem, issued *issuedReasoning, kind string, key func(*rsItem) string) (*rsItem, string) {
+	var sent []string // the items of type kind of the current turn
 	for i := range items {
 		it := &items[i]
 		switch {
 		case !it.isAssistantItem():
 			sent = nil
-		case it.Type == "reasoning":
+		case it.Type == kind:
 			sent = append(sent, it.ID)
-		default:
-			rid, ok := issued.get(issuedKey(it))
-			if !ok || slices.Contains(sent, rid) {
+		case it.Type != "reasoning":
+			ids, ok := issued.get(key(it))
+			if !ok {
 				continue
 			}
-			if it.ID != "" {
-				return oaParamError("", "input", "Item '%s' of type '%s' was provided without its required 'reasoning' item: '%s'.", it.ID, it.Type, rid)
+			for _, id := range strings.Split(ids, ",") {
+				if !slices.Contains(sent, id) {
+					return it, id
+				}
 			}
-			what := "function call " + it.CallID
-			if it.Type == "message" {
-				what = "assistant message"
-			}
-			return oaParamError("", "input", "llmtest (strict): the %s came back without the reasoning item that preceded it (%s): a reasoning model's reasoning items must be sent back, in place, with the output that followed them", what, rid)
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 func (responsesWire) writeError(w http.ResponseWriter, e *httpError) {

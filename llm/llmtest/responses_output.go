@@ -21,12 +21,15 @@ func rsOutput(c *call, a *Answer, id string, issued *issuedReasoning) []map[stri
 	var out []map[string]any
 	searches, cited := rsSearches(c, a, id)
 	text, annotations := rsCitedText(a.Text, cited)
-	var keys []string // what the turn is known by when it comes back
+	// What the turn is known by when it comes back (issuedKey): its items'
+	// IDs, unique to this response, and for items sent back without
+	// them, the text and the call IDs, which another turn may repeat.
+	var keys []string
 	if text != "" || len(a.ToolCalls) == 0 {
-		keys = append(keys, "text:"+text)
+		keys = append(keys, "id:msg_"+id, "text:"+text)
 	}
-	for _, tc := range a.ToolCalls {
-		keys = append(keys, "call:"+tc.ID)
+	for i, tc := range a.ToolCalls {
+		keys = append(keys, "id:fc_"+id+"_"+strconv.Itoa(i+1), "call:"+tc.ID)
 	}
 	for _, k := range keys {
 		if rid := "rs_" + id; issued != nil && (c.thinks || a.Reasoning != "") {

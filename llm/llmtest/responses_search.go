@@ -3,7 +3,6 @@ package llmtest
 import (
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -106,25 +105,8 @@ func searchesKey(it *rsItem) string { return "searches:" + issuedKey(it) }
 // fake gave out after web_search_call items, sent back without them in
 // its turn.
 func missingSearches(items []rsItem, issued *issuedReasoning) *httpError {
-	var sent []string // the web_search_call items of the current turn
-	for i := range items {
-		it := &items[i]
-		switch {
-		case !it.isAssistantItem():
-			sent = nil
-		case it.Type == "web_search_call":
-			sent = append(sent, it.ID)
-		case it.Type != "reasoning":
-			ids, ok := issued.get(searchesKey(it))
-			if !ok {
-				continue
-			}
-			for _, ws := range strings.Split(ids, ",") {
-				if !slices.Contains(sent, ws) {
-					return oaParamError("", "input", "llmtest (strict): the %s came back without the web_search_call item %s it was given out with: a turn's items go back with it, in place", it.Type, ws)
-				}
-			}
-		}
+	if it, ws := unsentItem(items, issued, "web_search_call", searchesKey); it != nil {
+		return oaParamError("", "input", "llmtest (strict): the %s came back without the web_search_call item %s it was given out with: a turn's items go back with it, in place", it.Type, ws)
 	}
 	return nil
 }

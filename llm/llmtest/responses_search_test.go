@@ -86,3 +86,41 @@ func TestResponsesWebSearchFake(t *testing.T) {
 		}
 	}
 }
+
+// A strict server refuses a turn sent back without the web_search_call
+// items it was given out with; with them the next turn is answered.
+func TestResponsesStrictSearchReplay(t *testing.T) {
+	srv := StartServer(t, MustParseScript("strict: true\n"+rsSearchScript))
+	tool := map[string]any{"type": "web_search"}
+	input := []any{map[string]any{"role": "user", "content": "gophers"}}
+	status, v := rsPost(t, srv, map[string]any{"model": "gpt-5.6", "store": false, "input": input, "tools": []any{tool},
+		"include": []string{"reasoning.encrypted_content"}})
+	if status != 200 {
+		t.Fatalf("first turn: %d %v", status, v)
+	}
+	whole := append(append([]any{}, input...), asSlice(v["output"])...)
+	var without []any
+	for _, it := range whole {
+		if path(it, "type") != "web_search_call" {
+			without = append(without, it)
+		}
+	}
+	next := map[string]any{"role": "user", "content": "more"}
+	for _, tt := range []struct {
+		name  string
+		input []any
+		want  string // "" for a 200
+	}{
+		// The answer to "whole" has the same text as the first turn's,
+		// with reasoning and searches of its own: the first turn's items
+		// are still known by their IDs.
+		{"whole", append(whole, next), ""},
+		{"search left out", append(without, next), "llmtest (strict): the message came back without the web_search_call item ws_"},
+	} {
+		status, v := rsPost(t, srv, map[string]any{"model": "gpt-5.6", "store": false, "input": tt.input, "tools": []any{tool}})
+		msg, _ := path(v, "error", "message").(string)
+		if tt.want == "" && status != 200 || tt.want != "" && (status != 400 || !strings.HasPrefix(msg, tt.want)) {
+			t.Errorf("%s: %d %v, want %q", tt.name, status, v, tt.want)
+		}
+	}
+}
