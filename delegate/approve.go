@@ -265,11 +265,18 @@ type waitingCall struct {
 
 // approvals is the tree's answers (a run outside a tree keeps none).
 func (t *Tree) approvals() *treeAsks {
-	if t == nil {
+	if t == nil || t.asks == nil {
 		return &treeAsks{}
 	}
-	return &t.asks
+	return t.asks
 }
+
+// Approvals keeps a person's answers that allow calls for the rest of a
+// run ("a" in the live view). A front end that gives the same Approvals
+// to several runs (RunRequest.Approvals) keeps those answers for all of
+// them: chat, each of whose messages is a run, keeps them for the
+// session. The zero value is ready to use.
+type Approvals struct{ asks treeAsks }
 
 // knownOrWait answers call from what the tree already has; when it
 // cannot, the call is waiting, until done, and an allow for the rest of

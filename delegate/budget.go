@@ -69,7 +69,7 @@ type Tree struct {
 	// engine is the engine the tree runs on, for ask_user (AskUser); asks
 	// are the tree's answers to requests to a person (approve.go).
 	engine *Engine
-	asks   treeAsks
+	asks   *treeAsks
 	// tools are the agents' own tools by toolsKey (agentTools), and
 	// offered the tool names of those registries (noteOffered): shared by
 	// the runs of the tree, read-only.
@@ -133,7 +133,7 @@ func (t *Tree) ledgerError() error {
 }
 
 func newTree(rootID string, quotas Quotas, concurrency int) *Tree {
-	t := &Tree{RootID: rootID, start: time.Now(), quotas: quotas}
+	t := &Tree{RootID: rootID, start: time.Now(), quotas: quotas, asks: &treeAsks{}}
 	if concurrency > 0 {
 		t.calls = llm.NewSlots(concurrency)
 	}

@@ -235,6 +235,10 @@ type RunRequest struct {
 	// their own children sharing it; "" leaves it to each agent's
 	// isolation.
 	Isolation string
+	// Approvals, when set, keeps a person's allows for the rest of the
+	// run beyond it: the runs given the same one share them (chat's
+	// messages); nil keeps them for this run.
+	Approvals *Approvals
 }
 
 // run is a run as this process executes it: its description in data, the
@@ -298,6 +302,9 @@ func (e *Engine) Run(ctx context.Context, req RunRequest) *Envelope {
 		tree.notes = newScratchpad()
 	}
 	tree.hooks, tree.engine = req.Hooks, e
+	if req.Approvals != nil {
+		tree.asks = &req.Approvals.asks
+	}
 	return e.execute(ctx, nil, tree, id, &r)
 }
 

@@ -131,7 +131,9 @@ func runChat(cmd *cobra.Command, g *globalFlags, f *chatFlags, name string) erro
 	defer c.lines.Close()
 	// Approvals and ask_user's questions are asked here, one at a time;
 	// the live tree steps aside while one is answered.
-	setup.w.Person = &linePerson{in: c.lines, aside: c.pauseTurn}
+	// An "a" allows for the rest of the chat: its messages are runs that
+	// share c.approvals.
+	setup.w.Person = &linePerson{in: c.lines, aside: c.pauseTurn, span: "this chat"}
 	ctx := context.WithoutCancel(cmd.Context())
 	if c.rec, err = setup.startRecording(ctx, f.session, false); err != nil {
 		return err
@@ -158,6 +160,7 @@ type chat struct {
 	session     string
 	history     []llm.Message
 	subagents   bool // the subagent tool is on (/subagents)
+	approvals   delegate.Approvals
 
 	turnMu sync.Mutex
 	turn   *chatTurn // the turn that shows, nil before the first
@@ -293,7 +296,7 @@ func (c *chat) ask(ctx context.Context, line string, interrupts <-chan os.Signal
 	c.turnMu.Unlock()
 	sub := c.subagents
 	req := c.setup.request(line, c.session)
-	req.History, req.Subagents, req.OnText = c.history, &sub, t.text
+	req.History, req.Subagents, req.OnText, req.Approvals = c.history, &sub, t.text, &c.approvals
 	env := c.engine.Run(turnCtx, req)
 	t.end()
 	close(done)

@@ -49,6 +49,9 @@ type linePerson struct {
 	// aside, when set, puts a live view aside while a request shows, and
 	// returns what brings it back.
 	aside func() func()
+	// span is how long an "a" answer allows: "this run", or "this chat"
+	// when chat shares its allows across its messages.
+	span string
 }
 
 func (p *linePerson) Ask(ctx context.Context, r *approval.Request) (approval.Answer, error) {
@@ -65,7 +68,7 @@ func (p *linePerson) Ask(ctx context.Context, r *approval.Request) (approval.Ans
 		text, err := p.in.prompt(ctx, "\n? "+r.PathText()+" asks: "+approval.Printable(strings.TrimSpace(r.Question))+"\n> ")
 		return approval.Answer{Allow: true, Text: text}, err
 	}
-	text := approvalPrompt(r)
+	text := approvalPrompt(r, p.span)
 	for {
 		line, err := p.in.prompt(ctx, text)
 		if err != nil {
@@ -92,8 +95,11 @@ func (p *linePerson) Ask(ctx context.Context, r *approval.Request) (approval.Ans
 }
 
 // approvalPrompt shows an approval request as lines: who asks, the call,
-// what asks for it, and the answers.
-func approvalPrompt(r *approval.Request) string {
+// what asks for it, and the answers ("a" for span; "" is this run).
+func approvalPrompt(r *approval.Request, span string) string {
+	if span == "" {
+		span = "this run"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n? %s wants to run %s:\n", r.PathText(), r.Tool)
 	for l := range strings.Lines(r.Detail) {
@@ -104,7 +110,7 @@ func approvalPrompt(r *approval.Request) string {
 	if len(r.Always) > 0 {
 		always = strings.Join(r.Always, ", ")
 	}
-	b.WriteString("  y allow once · a allow " + always + " for this run · n deny · e deny with a reason\n> ")
+	b.WriteString("  y allow once · a allow " + always + " for " + span + " · n deny · e deny with a reason\n> ")
 	return b.String()
 }
 
