@@ -16,6 +16,9 @@ const maxSubagentsTimeout = 24 * time.Hour
 type agentFormat struct {
 	modelRequired bool // TOML: axe requires model
 	markdown      bool
+	// table: an entry of a tool's settings file (opencode.json's agent
+	// section), named by its key; the file's name is not the agent's.
+	table bool
 }
 
 // buildAgent turns a decoded agent file into an Agent, reporting missing
@@ -28,8 +31,10 @@ func buildAgent(full Fields, path string, ff agentFormat, d *Dialect, name strin
 	// deputy reads its keys but those the dialect claims; Map reads them.
 	f := d.deputyFields(full)
 	if name != "" && !f.Has("name") {
-		a.Name = name
-	} else if !agentName(f, path, ff, a) {
+		if a.Name = givenName(f, path, ff, name); a.Name == "" {
+			return nil
+		}
+	} else if !agentName(f, path, ff, name, a) {
 		return nil
 	}
 	a.Description, _ = f.Str("description")
@@ -113,33 +118,67 @@ func isolation(f Fields, ff agentFormat, a *Agent) {
 	}
 }
 
-// agentName reads the name key into a, reporting why there is none.
-func agentName(f Fields, path string, ff agentFormat, a *Agent) bool {
+// agentName reads the name key into a, reporting why there is none. given
+// is the name the agent has where it is defined ("" for none: see
+// givenName).
+func agentName(f Fields, path string, ff agentFormat, given string, a *Agent) bool {
 	name, ok := f.Str("name")
 	switch {
 	case !ok && !f.Has("name"):
 		f.sink.Errorf(0, "name", "missing required key")
 	case ok && strings.TrimSpace(name) == "":
-		f.sink.Errorf(f.Line("name"), "name", "must not be empty")
+		f.Errorf("name", "must not be empty")
 		ok = false
 	case ok:
 		err := ValidAgentName(name)
-		stem := fileStem(path)
+		alt, what := otherName(path, ff, given)
 		switch {
 		case err == nil:
-		case ff.markdown && ValidAgentName(stem) == nil:
+		case ff.markdown && ValidAgentName(alt) == nil:
 			// Claude Code takes any name (collections write "Python
 			// Security Expert"); deputy needs one it can be asked for by,
 			// and takes the file's, as it finds agents by it anyway.
-			f.sink.Warnf(f.Line("name"), "name", "%s; the agent is called %q, its file's name", err.Error(), stem)
-			name = stem
+			f.Warnf("name", "%s; the agent is called %q, %s", err.Error(), alt, what)
+			name = alt
+		case ff.table:
+			f.Warnf("name", "%s; deputy cannot call the agent by it, so it is left out", err.Error())
+			ok = false
 		default:
-			f.sink.Errorf(f.Line("name"), "name", "%s", err.Error())
+			f.Errorf("name", "%s", err.Error())
 			ok = false
 		}
 	}
 	a.Name = name
 	return ok
+}
+
+// givenName checks the name an agent without a name key is given where
+// it is defined (an opencode.json key, the role name Codex's config.toml
+// declares, the file's name), as agentName checks a name key. The origin
+// tool takes any name; deputy needs one it can be asked for by: it takes
+// the file's, as for a Claude Code name key, or, with none usable, leaves
+// the agent out with a warning ("" returned).
+func givenName(f Fields, path string, ff agentFormat, name string) string {
+	err := ValidAgentName(name)
+	if err == nil {
+		return name
+	}
+	if alt, what := otherName(path, ff, ""); alt != "" && ValidAgentName(alt) == nil {
+		f.Warnf("", "%s; the agent is called %q, %s", err.Error(), alt, what)
+		return alt
+	}
+	f.Warnf("", "%s; deputy cannot call the agent by it, so it is left out", err.Error())
+	return ""
+}
+
+// otherName is what an agent whose name deputy cannot use is called
+// instead, and what that is: its file's name, or for an entry of a
+// settings file the key it is given (given, "" for none).
+func otherName(path string, ff agentFormat, given string) (name, what string) {
+	if ff.table {
+		return given, "its key"
+	}
+	return fileStem(path), "its file's name"
 }
 
 // CheckNames drops the empty entries of names, a list of names read from

@@ -161,7 +161,7 @@ func (d *Dialect) ParseTable(f Fields, path, name string) *Agent {
 		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(len(a.path), len(b.path)), strings.Compare(strings.Join(a.path, "."), strings.Join(b.path, ".")))
 	})
 	checkKeys(f.sink, d.schema(mdAgentSchema), refs, Warning)
-	return buildAgent(f, path, agentFormat{markdown: true}, d, name)
+	return buildAgent(f, path, agentFormat{markdown: true, table: true}, d, name)
 }
 
 // DecodeMapping reads data, one YAML mapping (JSON is YAML), into Fields

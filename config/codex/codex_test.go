@@ -88,3 +88,28 @@ func TestAgentDirs(t *testing.T) {
 		t.Errorf("planner %+v", p)
 	}
 }
+
+// A role config.toml declares under a name deputy cannot call an agent by
+// is called after its file, as a Claude Code agent with such a name is,
+// or, when that cannot be used either, left out with one warning.
+func TestDeclaredRoleNames(t *testing.T) {
+	root, _ := configtest.Home(t, "CODEX_HOME")
+	testfile.WriteFiles(t, root, map[string]string{
+		"home/.codex/config.toml":         "[agents.\"code reviewer\"]\nconfig_file = \"roles/reviewer.toml\"\n[agents.\"x y\"]\nconfig_file = \"roles/x y.toml\"\n",
+		"home/.codex/roles/reviewer.toml": "developer_instructions = \"Review.\"\n",
+		"home/.codex/roles/x y.toml":      "developer_instructions = \"X.\"\n",
+	})
+	set, diags := config.LoadAgents(AgentDirs(root), config.LoadOptions{})
+	if d := cmp.Diff([]string{"reviewer"}, configtest.Names(set)); d != "" {
+		t.Errorf("agents (-want +got):\n%s", d)
+	}
+	const rule = `is not a valid agent name (letters, digits, '_', '-' and '.', at most 64 characters, not starting with '.' or '-')`
+	roles := filepath.Join(root, "home", ".codex", "roles")
+	want := []string{
+		"warning: " + filepath.Join(roles, "reviewer.toml") + `: "code reviewer" ` + rule + `; the agent is called "reviewer", its file's name`,
+		"warning: " + filepath.Join(roles, "x y.toml") + `: "x y" ` + rule + `; deputy cannot call the agent by it, so it is left out`,
+	}
+	if d := cmp.Diff(want, configtest.DiagStrings(diags)); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}

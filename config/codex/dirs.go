@@ -160,13 +160,14 @@ func configModel(data []byte) string {
 }
 
 // Names are the agent a role file defines, for an index: its name, else
-// the name config.toml declares it under.
+// the name config.toml declares it under when deputy can use it (Load
+// calls it after its file otherwise).
 func (o Origin) Names(path string, data []byte) []string {
 	if names := config.FileNames(path, data); len(names) > 0 && names[0] != strings.TrimSuffix(filepath.Base(path), ".toml") {
 		return names
 	}
 	for _, dir := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
-		if n := declared(dir)[path]; n != "" {
+		if n := declared(dir)[path]; n != "" && config.ValidAgentName(n) == nil {
 			return []string{n}
 		}
 	}

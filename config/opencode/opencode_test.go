@@ -270,3 +270,46 @@ func TestSessionModelLastUsed(t *testing.T) {
 		t.Errorf("SessionModel with $XDG_STATE_HOME = %q", got)
 	}
 }
+
+// An agent deputy cannot call by its name (an opencode.json key, a file's
+// name, neither a name deputy takes) is left out with one warning; a name
+// key deputy cannot use gives way to the entry's key, as to a file's name.
+// FuzzConfigFile found "0!" loaded as an agent.
+func TestAgentNames(t *testing.T) {
+	const rule = `is not a valid agent name (letters, digits, '_', '-' and '.', at most 64 characters, not starting with '.' or '-')`
+	for _, tt := range []struct {
+		json  string
+		names []string
+		want  []string
+	}{
+		{`{"agent": {"0!": {"description": "d"}, "ok": {"description": "d"}}}`, []string{"ok"},
+			[]string{`warning: opencode.json:1: agent.0!: "0!" ` + rule + `; deputy cannot call the agent by it, so it is left out`}},
+		{"{\"agent\": {\n\"c\": {\"name\": \"Not Valid\"}}}", []string{"c"},
+			[]string{`warning: opencode.json:2: agent.c.name: "Not Valid" ` + rule + `; the agent is called "c", its key`}},
+		{`{"agent": {"my agent": {"name": "Not Valid"}}}`, nil,
+			[]string{`warning: opencode.json:1: agent.my agent.name: "Not Valid" ` + rule + `; deputy cannot call the agent by it, so it is left out`}},
+	} {
+		p := testfile.Temp(t, "opencode.json", tt.json)
+		agents, diags := loadConfigFile(p, Source)
+		var names []string
+		for _, a := range agents {
+			names = append(names, a.Name)
+		}
+		if d := cmp.Diff(tt.names, names); d != "" {
+			t.Errorf("%s: agents (-want +got):\n%s", tt.json, d)
+		}
+		got := configtest.DiagStrings(diags)
+		for i := range got {
+			got[i] = strings.ReplaceAll(got[i], p, "opencode.json")
+		}
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("%s: diagnostics (-want +got):\n%s", tt.json, d)
+		}
+	}
+
+	a, diags := Dialect.ParseMarkdown([]byte("---\ndescription: d\n---\n"), "my agent.md")
+	want := []string{`warning: my agent.md: "my agent" ` + rule + `; deputy cannot call the agent by it, so it is left out`}
+	if d := cmp.Diff(want, configtest.DiagStrings(diags)); a != nil || d != "" {
+		t.Errorf("my agent.md: agent %v, diagnostics (-want +got):\n%s", a, d)
+	}
+}
