@@ -2,7 +2,9 @@ package config
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +23,31 @@ const (
 	maxFileSize   = 256 << 10 // per file; longer files are truncated
 	maxFilesTotal = 1 << 20   // all files of one agent together
 	maxFileCount  = 1000      // matches considered per agent
+	// maxGlobEntries bounds the files and directories one glob looks at:
+	// "/**/x" or "~/**" would otherwise walk the whole disk, and a
+	// directory holding symbolic links to itself has no end.
+	maxGlobEntries = 100_000
 )
+
+// A fileTree is where globs are walked and files read: the machine's file
+// system (root ""), or in tests a directory standing in for its root, so
+// that no test walks the machine's.
+type fileTree struct {
+	root       string
+	maxEntries int // per glob (maxGlobEntries)
+}
+
+// hostTree is the machine's file system.
+var hostTree = fileTree{maxEntries: maxGlobEntries}
+
+// path is where the file p (absolute, or relative to the current
+// directory) lies in t.
+func (t fileTree) path(p string) string {
+	if t.root == "" {
+		return p
+	}
+	return filepath.Join(t.root, p)
+}
 
 // File is one file matched by an agent's files globs.
 type File struct {
@@ -39,7 +65,11 @@ type File struct {
 // nothing, an unreadable or binary file, and every truncation are warnings
 // (Key "files"; File is left empty for the caller to fill in).
 func ResolveFiles(globs []string, workdir string) ([]File, Diagnostics) {
-	matches, diags := expandGlobs(globs, workdir)
+	return hostTree.resolveFiles(globs, workdir)
+}
+
+func (t fileTree) resolveFiles(globs []string, workdir string) ([]File, Diagnostics) {
+	matches, diags := t.expandGlobs(globs, workdir)
 	var (
 		files   []File
 		total   int
@@ -50,7 +80,7 @@ func ResolveFiles(globs []string, workdir string) ([]File, Diagnostics) {
 			skipped = append(skipped, m.display)
 			continue
 		}
-		data, err := osfile.ReadPrefix(m.abs, maxFileSize)
+		data, err := osfile.ReadPrefix(t.path(m.abs), maxFileSize)
 		if err != nil {
 			diags = append(diags, fileWarning("cannot read %s: %s", m.display, err))
 			continue
@@ -87,7 +117,7 @@ type globMatch struct {
 
 // expandGlobs returns the files globs match, in ResolveFiles' order,
 // without reading them.
-func expandGlobs(globs []string, workdir string) ([]globMatch, Diagnostics) {
+func (t fileTree) expandGlobs(globs []string, workdir string) ([]globMatch, Diagnostics) {
 	if workdir == "" {
 		workdir = "."
 	}
@@ -104,19 +134,23 @@ func expandGlobs(globs []string, workdir string) ([]globMatch, Diagnostics) {
 		}
 		p := filepath.ToSlash(osfile.ExpandHome(g))
 		base, pattern := doublestar.SplitPattern(p)
-		if !filepath.IsAbs(filepath.FromSlash(base)) {
-			base = filepath.Join(workdir, filepath.FromSlash(base))
+		if base = filepath.FromSlash(base); !filepath.IsAbs(base) {
+			base = filepath.Join(workdir, base)
 		}
+		base = filepath.Clean(base) // "/../x" is "/x", in a test's tree too
 		if !doublestar.ValidatePattern(pattern) {
 			diags = append(diags, Diagnostic{Key: "files", Severity: Error, Message: fmt.Sprintf("glob %q is not a valid pattern", g)})
 			continue
 		}
-		found, err := doublestar.Glob(os.DirFS(base), pattern, doublestar.WithFilesOnly())
+		walk := &boundedFS{FS: os.DirFS(t.path(base)), left: t.maxEntries}
+		found, err := doublestar.Glob(walk, pattern, doublestar.WithFilesOnly())
 		if err != nil {
 			diags = append(diags, fileWarning("glob %q: %s", g, err))
 			continue
 		}
-		if len(found) == 0 {
+		if walk.left < 0 {
+			diags = append(diags, fileWarning("glob %q looks at more than %d files and directories; the rest are not searched (narrow the glob)", g, t.maxEntries))
+		} else if len(found) == 0 {
 			diags = append(diags, fileWarning("glob %q matches no files in %s", g, workdir))
 			continue
 		}
@@ -136,6 +170,32 @@ func expandGlobs(globs []string, workdir string) ([]globMatch, Diagnostics) {
 	}
 	return out, diags
 }
+
+// boundedFS is a directory tree a glob walks, listing at most left
+// entries in all; once they are spent, left is below zero and no
+// directory is listed any more (the glob skips it as unreadable).
+type boundedFS struct {
+	fs.FS
+	left int
+}
+
+var errWalkBound = errors.New("too many files and directories")
+
+func (b *boundedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if b.left < 0 {
+		return nil, errWalkBound
+	}
+	entries, err := fs.ReadDir(b.FS, name)
+	if len(entries) > b.left {
+		entries, err = entries[:b.left], nil
+		b.left = -1
+		return entries, err
+	}
+	b.left -= len(entries)
+	return entries, err
+}
+
+func (b *boundedFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(b.FS, name) }
 
 // displayPath is abs relative to workdir when it lies inside it.
 func displayPath(abs, workdir string) string {

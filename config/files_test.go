@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,3 +126,36 @@ func TestTruncateUTF8(t *testing.T) {
 }
 
 func isValidUTF8(b []byte) bool { return strings.ToValidUTF8(string(b), "\ufffd") == string(b) }
+
+// A glob looks at maxEntries files and directories at most: "/**/b/*"
+// walked the whole disk (FuzzResolveFiles hung on it for minutes). What it
+// found so far is kept, with a warning saying the search stopped. The tree
+// here stands in for the machine's root.
+func TestResolveFilesWalkBound(t *testing.T) {
+	root := t.TempDir()
+	content := map[string]string{"work/README.md": "readme", "work/a/b/c.txt": "c"}
+	for i := range 30 {
+		content[fmt.Sprintf("usr/%02d", i)] = "x"
+	}
+	testfile.WriteFiles(t, root, content)
+	for _, tt := range []struct {
+		max   int
+		files []string
+		diags []string
+	}{
+		{1000, []string{"a/b/c.txt=c"}, nil},
+		{10, nil, []string{`warning: files: glob "/**/b/*" looks at more than 10 files and directories; the rest are not searched (narrow the glob)`}},
+	} {
+		files, diags := fileTree{root: root, maxEntries: tt.max}.resolveFiles([]string{"/**/b/*"}, "/work")
+		var got []string
+		for _, f := range files {
+			got = append(got, f.Path+"="+f.Content)
+		}
+		if d := cmp.Diff(tt.files, got); d != "" {
+			t.Errorf("at most %d: files (-want +got):\n%s", tt.max, d)
+		}
+		if d := cmp.Diff(tt.diags, diagStrings(diags)); d != "" {
+			t.Errorf("at most %d: diagnostics (-want +got):\n%s", tt.max, d)
+		}
+	}
+}

@@ -9,14 +9,18 @@ import (
 
 // FuzzResolveFiles: any list of globs (an agent's files) resolves without a
 // panic, within the documented bounds, with a diagnostic for each problem.
+// The globs are resolved in a tree of the test's own standing in for the
+// machine's root ("/**" walks it, "~/x" and "../.." lead into it), with the
+// working directory /work, so that no input walks the machine's disk.
 func FuzzResolveFiles(f *testing.F) {
-	for _, s := range []string{"*.md", "**/*.go", "[", "../x", "/etc/passwd", "", "a/**/b/*.txt", "{a,b}.md", "\x00"} {
+	for _, s := range []string{"*.md", "**/*.go", "[", "../x", "/etc/passwd", "", "a/**/b/*.txt", "{a,b}.md", "\x00", "/**/b/*", "~/**"} {
 		f.Add(s, "README.md")
 	}
-	dir := f.TempDir()
-	testfile.WriteFiles(f, dir, map[string]string{"README.md": "# hi\n", "a/b/c.txt": "c\n", "bin.dat": "\x00\x01"})
+	root := f.TempDir()
+	testfile.WriteFiles(f, root, map[string]string{"work/README.md": "# hi\n", "work/a/b/c.txt": "c\n", "work/bin.dat": "\x00\x01", "etc/passwd": "root:x:0:0\n"})
+	tree := fileTree{root: root, maxEntries: maxGlobEntries}
 	f.Fuzz(func(t *testing.T, g1, g2 string) {
-		files, _ := ResolveFiles([]string{g1, g2}, dir)
+		files, _ := tree.resolveFiles([]string{g1, g2}, "/work")
 		total := 0
 		for _, fl := range files {
 			total += len(fl.Content)

@@ -85,7 +85,7 @@ func Lint(set *AgentSet, opts LintOptions) Diagnostics {
 			}
 		}
 		if workdirOK && len(a.Files) > 0 {
-			_, fd := expandGlobs(a.Files, workdir)
+			_, fd := hostTree.expandGlobs(a.Files, workdir)
 			for _, d := range fd {
 				d.File, d.Line = a.Path, a.KeyLine("files")
 				sink.Diags = append(sink.Diags, d)

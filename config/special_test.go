@@ -5,6 +5,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,5 +91,24 @@ func TestResolveSkillNamedPipe(t *testing.T) {
 	bounded(t, "loadSkill", func() { _, err = loadSkill(filepath.Join(dir, "s", "SKILL.md")) })
 	if err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
 		t.Errorf("loadSkill: err = %v, want a named pipe refusal", err)
+	}
+}
+
+// A directory holding symbolic links to itself is no endless walk for a
+// glob with "**": before the walk was bounded, two such links made
+// "**/*.md" visit 2^40 paths.
+func TestResolveFilesSymlinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	testfile.WriteFiles(t, dir, map[string]string{"x.md": "x"})
+	for _, l := range []string{"a", "b"} {
+		if err := os.Symlink(".", filepath.Join(dir, l)); err != nil {
+			t.Skipf("symlink: %v", err)
+		}
+	}
+	var diags Diagnostics
+	bounded(t, "ResolveFiles", func() { _, diags = ResolveFiles([]string{"**/*.md"}, dir) })
+	want := `warning: files: glob "**/*.md" looks at more than 100000 files and directories; the rest are not searched (narrow the glob)`
+	if !slices.Contains(diagStrings(diags), want) {
+		t.Errorf("diagnostics:\n%s", diags)
 	}
 }
