@@ -2,6 +2,7 @@ package codex
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,8 +71,10 @@ func roleFiles(data []byte, dir string) map[string]string {
 	}
 	agents, _ := c["agents"].(map[string]any)
 	out := map[string]string{}
-	for name, v := range agents {
-		role, _ := v.(map[string]any)
+	// In name order: of two roles declaring the same file, the first
+	// name is the agent's, the same on every run.
+	for _, name := range slices.Sorted(maps.Keys(agents)) {
+		role, _ := agents[name].(map[string]any)
 		file, _ := role["config_file"].(string)
 		if file == "" {
 			continue // a setting such as max_threads, or a role without a file
@@ -80,7 +83,9 @@ func roleFiles(data []byte, dir string) map[string]string {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f)
 		}
-		out[filepath.Clean(f)] = name
+		if f = filepath.Clean(f); out[f] == "" {
+			out[f] = name
+		}
 	}
 	return out
 }

@@ -55,6 +55,14 @@ func TestConfigExactKeys(t *testing.T) {
 	if d := cmp.Diff(map[string]string{filepath.Join(dir, "r.toml"): "r"}, got); d != "" {
 		t.Errorf("roles (-want +got):\n%s", d)
 	}
+	// Two roles declaring one file: the first name, whatever the order
+	// the map gives them in.
+	for range 20 {
+		got := roleFiles([]byte("[agents.zed]\nconfig_file = \"x.toml\"\n[agents.amy]\nconfig_file = \"x.toml\"\n"), dir)
+		if d := cmp.Diff(map[string]string{filepath.Join(dir, "x.toml"): "amy"}, got); d != "" {
+			t.Fatalf("two roles, one file (-want +got):\n%s", d)
+		}
+	}
 	if got := configModel([]byte("Model = \"gpt-5.4\"\n")); got != "" {
 		t.Errorf("Model: %q", got)
 	}
