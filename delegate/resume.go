@@ -65,6 +65,9 @@ type ResumeRequest struct {
 	// Budget narrows the root's recorded budget (run's --max-tokens and
 	// --max-usd); it cannot widen it.
 	Budget config.Budget
+	// Hooks are called for every run of the resumed tree, as for Run: a
+	// tree whose hooks could refuse calls must get them again here.
+	Hooks *Hooks
 }
 
 // finished reports whether a child's recorded status is an answer its
@@ -122,7 +125,7 @@ func (e *Engine) Resume(ctx context.Context, req ResumeRequest) *Envelope {
 		return fail(err)
 	}
 	tree := newTree(root.ID, e.Quotas, e.Concurrency)
-	tree.resume, tree.engine = plan, e
+	tree.resume, tree.engine, tree.hooks = plan, e, req.Hooks
 	tree.isolation = root.Isolation
 	e.keepAnswers(ctx, rl, tree)
 	if req.Agent.Scratchpad {

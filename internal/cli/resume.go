@@ -109,7 +109,7 @@ func resumeRun(cmd *cobra.Command, g *globalFlags, f *resumeFlags, id string) er
 		// Approvals and questions, asked again or anew, come here.
 		w.Person = personAt(tty, cmd.ErrOrStderr())
 	}
-	req := delegate.ResumeRequest{RunID: root.ID, Agent: a, RetryFailed: f.retryFailed, Budget: budget}
+	req := delegate.ResumeRequest{RunID: root.ID, Agent: a, RetryFailed: f.retryFailed, Budget: budget, Hooks: w.AgentHooks(a)}
 	if root.SessionID != "" {
 		exs, err := ledger.Window(ctx, root.SessionID, 0)
 		if err != nil {
