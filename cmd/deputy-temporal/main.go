@@ -277,6 +277,11 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	if err != nil {
 		return usage(err)
 	}
+	if w.AgentHooks(a) != nil {
+		// Hooks are callbacks of the process that runs the tree, and the
+		// workers run none: a hook that refuses a command would not.
+		return usage(fmt.Errorf("agent %q, or an agent it calls, has hooks (PreToolUse, PostToolUse), which do not run on Temporal: run it without --temporal", a.Name))
+	}
 	if f.skill != "" {
 		sk, err := config.ResolveSkill(f.skill, w.Dir, workspace.SkillDirs(w.Dir))
 		if err != nil {
