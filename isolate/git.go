@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -31,15 +33,29 @@ var repoEnv = []string{
 	"GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_COMMON_DIR",
 }
 
-// baseEnv is the environment of every git command: deputy's, less repoEnv,
-// with messages in English (they are parsed and shown), no optional locks
-// (a read such as status must not rewrite the user's index), no prompt for
-// credentials, and deputy's identity.
+// passEnv are the variables of deputy's environment that git gets besides
+// git's own (GIT_*, less repoEnv): where the user's configuration is, the
+// programs, temporary files, and what a filter the user configured (Git
+// LFS) needs to reach its server. Nothing else: deputy's environment holds
+// the providers' keys, and git runs commands a repository's configuration
+// names, which an isolated child's terminal may have written.
+var passEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "TMPDIR", "XDG_CONFIG_HOME",
+	"SSH_AUTH_SOCK", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+	// Windows: where home and the system are.
+	"SYSTEMROOT", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "PATHEXT", "COMSPEC", "TEMP", "TMP",
+}
+
+// baseEnv is the environment of every git command: passEnv and git's own
+// variables from deputy's, less repoEnv, with messages in English (they
+// are parsed and shown), no optional locks (a read such as status must not
+// rewrite the user's index), no prompt for credentials, and deputy's
+// identity.
 func baseEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if !isRepoEnv(name) {
+		if slices.Contains(passEnv, name) || strings.HasPrefix(name, "GIT_") && !isRepoEnv(name) {
 			env = append(env, kv)
 		}
 	}
@@ -63,10 +79,13 @@ func isRepoEnv(name string) bool {
 
 // safeConfig is passed to every command: the user's hooks do not run for
 // deputy's own operations (a post-checkout hook on every child's worktree
-// would be surprising and slow), no automatic gc or maintenance starts
-// from them, and no commit waits for a signing key.
+// would be surprising and slow), nor does a file system monitor (a command
+// the repository's configuration names, which a child's terminal can
+// write), no automatic gc or maintenance starts from them, and no commit
+// waits for a signing key.
 var safeConfig = []string{
 	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
 	"-c", "gc.auto=0",
 	"-c", "maintenance.auto=false",
 	"-c", "commit.gpgSign=false",
@@ -114,9 +133,13 @@ func (m *Manager) git(ctx context.Context, c command) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	pinned, err := m.pinnedEnv(c.dir)
+	if err != nil {
+		return nil, err
+	}
 	args := append(append([]string{"-C", c.dir}, safeConfig...), c.args...)
 	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Env = append(baseEnv(), c.env...)
+	cmd.Env = append(append(baseEnv(), c.env...), pinned...)
 	cmd.Stdin = c.stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -127,6 +150,30 @@ func (m *Manager) git(ctx context.Context, c command) ([]byte, error) {
 		return stdout.Bytes(), &GitError{Args: c.args, Stderr: stderr.String(), Err: err}
 	}
 	return stdout.Bytes(), nil
+}
+
+// pinnedEnv names the repository of a command run in one of Manager.Dir's
+// worktrees, so that git does not take it from the worktree's .git file:
+// that file is the run's to write, and a repository of its making could
+// name commands for deputy's git to run (a filter on every file it adds).
+// Outside Manager.Dir, git finds the repository itself.
+func (m *Manager) pinnedEnv(dir string) ([]string, error) {
+	if m.Dir == "" {
+		return nil, nil
+	}
+	rel, ok := inside(m.Dir, dir)
+	if !ok {
+		return nil, nil
+	}
+	id, _, _ := strings.Cut(rel, "/")
+	if id == filepath.Base(m.tempDir()) {
+		return nil, nil
+	}
+	l, err := m.link(id)
+	if err != nil {
+		return nil, err
+	}
+	return []string{"GIT_DIR=" + l.admin, "GIT_COMMON_DIR=" + l.common, "GIT_WORK_TREE=" + l.path}, nil
 }
 
 // line runs c and returns its output's first line.

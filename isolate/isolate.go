@@ -386,25 +386,65 @@ func (m *Manager) List() ([]string, error) {
 // .git file names the repository's git directory. Base and Commit are not
 // known from there; Remove needs neither.
 func (m *Manager) Lookup(id string) (*Worktree, error) {
+	l, err := m.link(id)
+	if err != nil {
+		return nil, err
+	}
+	return &Worktree{ID: id, Common: l.common, Path: l.path, Workdir: l.path, Branch: "deputy/" + id}, nil
+}
+
+// gitLink is where a worktree's .git file leads: its own git directory
+// (admin, <common>/worktrees/<name>) and the repository's (common).
+type gitLink struct {
+	path, admin, common string
+}
+
+// link reads the .git file of run id's worktree in Dir, and checks it is
+// the link git made: to an admin directory of a repository outside Dir,
+// which links back to this worktree. The file lies in the run's working
+// directory, so the run may have changed it: a link elsewhere (to a
+// repository of its own making, whose configuration runs commands; to a
+// directory the terminal would then be let write) is refused.
+func (m *Manager) link(id string) (gitLink, error) {
 	if !validID(id) {
-		return nil, fmt.Errorf("isolate: run id %q cannot name a worktree", id)
+		return gitLink{}, fmt.Errorf("isolate: run id %q cannot name a worktree", id)
 	}
 	path := filepath.Join(m.Dir, id)
-	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	bad := func(why string) (gitLink, error) {
+		return gitLink{}, fmt.Errorf("isolate: %s is not a worktree deputy made: %s", path, why)
+	}
+	dotGit := filepath.Join(path, ".git")
+	if fi, err := os.Lstat(dotGit); err != nil || !fi.Mode().IsRegular() {
+		return bad("its .git is not a file")
+	}
+	data, err := os.ReadFile(dotGit)
 	if err != nil {
-		return nil, fmt.Errorf("isolate: %s is not a worktree: %w", path, err)
+		return bad(err.Error())
 	}
 	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
 	if !ok || !filepath.IsAbs(admin) {
-		return nil, fmt.Errorf("isolate: %s is not a worktree: its .git file names no git directory", path)
+		return bad("its .git file names no git directory")
 	}
+	admin = filepath.Clean(admin)
 	common := filepath.Dir(filepath.Dir(admin)) // <common>/worktrees/<name>
+	if filepath.Base(filepath.Dir(admin)) != "worktrees" {
+		return bad("its .git file names " + admin + ", not a repository's worktrees/ directory")
+	}
+	if _, in := inside(m.Dir, common); in || sameDir(common, m.Dir) {
+		return bad("its .git file names a repository inside " + m.Dir)
+	}
 	if rel, err := os.ReadFile(filepath.Join(admin, "commondir")); err == nil {
 		c := strings.TrimSpace(string(rel))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(admin, c)
 		}
-		common = filepath.Clean(c)
+		if !sameDir(filepath.Clean(c), common) {
+			return bad("its git directory's commondir names " + c + ", not " + common)
+		}
 	}
-	return &Worktree{ID: id, Common: common, Path: path, Workdir: path, Branch: "deputy/" + id}, nil
+	back, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+	if err != nil || !sameDir(strings.TrimSpace(string(back)), dotGit) {
+		return bad("its git directory " + admin + " does not link back to it")
+	}
+	return gitLink{path: path, admin: admin, common: common}, nil
 }
