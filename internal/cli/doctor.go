@@ -54,12 +54,18 @@ gemini/gemini-3-pro): the model calls a tool, gets its result with whatever
 the provider requires back (thinking blocks, reasoning items, thought
 signatures), and answers with it. Each provider passes or fails on one line;
 a failure says what kind (authentication, bad request with the provider's
-message, connection, rate limit, timeout). A provider without a key is
-skipped and not called. Name models to check those instead, any provider's.
+message, connection, rate limited, server error, timeout, or protocol: the
+model skipped the tool or its result). A provider without a key is skipped
+and not called. Name models to check those instead, any provider's, as
+provider/model or a Claude Code alias such as sonnet; a name that is neither
+exits 2 before any call.
 
 The calls are real and billed (a few hundred tokens each). Keys are never
 printed. Exit status: 0 when every check passed, 3 when one failed, 1 when
 nothing could be checked.`,
+		Example: `  deputy doctor
+  deputy doctor --json
+  deputy doctor ollama/llama3.2 sonnet`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDoctor(cmd, g, f, args)
 		},
@@ -108,8 +114,14 @@ func runDoctor(cmd *cobra.Command, g *globalFlags, f *doctorFlags, models []stri
 		}
 	} else {
 		for _, m := range models {
+			// As --model takes it: a Claude Code alias resolves, and a
+			// name that is not provider/model is a usage error.
+			model, err := modelName(m)
+			if err != nil {
+				return configErr(err)
+			}
 			checks = append(checks, len(results))
-			results = append(results, doctorResult{Model: m})
+			results = append(results, doctorResult{Model: model})
 		}
 	}
 	secrets := w.Models.Secrets()

@@ -56,7 +56,7 @@ Exit codes: 0 ok, 1 the agent failed (max turns, a spent budget, an error it
 could not recover from), 2 configuration error, 3 provider error (auth, unreachable, rate limit
 after retries, timeout), 130 interrupted.`,
 		Example: `  deputy run reviewer "check the diff" < change.diff
-  deputy run lead --model anthropic/claude-sonnet-4-5 -v "summarize the repo"
+  deputy run lead --model anthropic/claude-sonnet-5-5 -v "summarize the repo"
   deputy run lead --json "plan the release" | jq .usage
   deputy run --temporal 127.0.0.1:7233 lead "plan the release"   # on Temporal (docs/durable.md)`,
 		Args: cobra.MinimumNArgs(1),
@@ -73,7 +73,7 @@ after retries, timeout), 130 interrupted.`,
 	fl.StringVar(&f.progress, "progress", progressAuto, progressHelp)
 	fl.BoolVar(&f.streamJSON, "stream-json", false, "print the run's events on stdout as JSON lines, then the --json result as the last line (docs/observability.md)")
 	fl.StringVar(&f.session, "session", "", "continue the stored conversation of this session id, and add this exchange to it")
-	fl.StringVar(&f.isolation, "isolation", "", `"worktree": each child of the agent works in a git worktree of its own, shared with its own children, and its work is merged back when it ends ok`)
+	fl.StringVar(&f.isolation, "isolation", "", `"worktree": each child of the agent works in a git worktree of its own, shared with its own children, and its work is merged back when it ends ok; "none" (the default): only agents with isolation = "worktree" get one`)
 	f.temporal.add(cmd, true)
 	return cmd
 }
@@ -411,18 +411,27 @@ func listOrNone(xs []string) string {
 	return strings.Join(xs, ", ")
 }
 
-// modelFlag checks a --model value; a Claude Code alias (haiku, sonnet,
-// opus, fable, a claude-... id) resolves to its Anthropic model, as in an
-// agent file.
+// modelFlag checks a --model value (see modelName).
 func modelFlag(v string) (string, error) {
 	if v == "" {
 		return "", nil
 	}
+	m, err := modelName(v)
+	if err != nil {
+		return "", configErr(fmt.Errorf("--model: %w", err))
+	}
+	return m, nil
+}
+
+// modelName checks a model named on the command line; a Claude Code alias
+// (haiku, sonnet, opus, fable, a claude-... id) resolves to its Anthropic
+// model, as in an agent file.
+func modelName(v string) (string, error) {
 	if m, _, ok := claude.ResolveModel(v); ok && m != "" {
 		v = m
 	}
 	if _, err := llm.ParseModel(v); err != nil {
-		return "", configErr(fmt.Errorf("--model: %w", err))
+		return "", err
 	}
 	return v, nil
 }
