@@ -42,14 +42,16 @@ func newChatCmd(g *globalFlags) *cobra.Command {
 		Use:   "chat [agent]",
 		Short: "Talk with an agent in the terminal",
 		Long: `Talk with an agent in the terminal. Answers stream as they arrive; the agent
-may delegate as in 'deputy run', and ask_user questions come to you here.
+may delegate as in 'deputy run', and approvals and ask_user questions from any
+agent of the tree come to you here; 'a' on an approval allows calls like it for
+the rest of the chat.
 
 The conversation is stored as a session in the ledger; resume it later with
 --session ID. Without an agent, a general assistant on default_model is used.
 
 ` + chatHelp,
 		Example: `  deputy chat
-  deputy chat reviewer --model openai/gpt-4.1
+  deputy chat reviewer --model openai/gpt-5.6
   deputy chat --session chat-01JB2... `,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

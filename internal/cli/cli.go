@@ -160,10 +160,12 @@ child agent with its own prompt, skill, tools and limits; the child works throug
 as many turns as it needs, and only its final result comes back.
 
 Agents are TOML or Markdown files in ~/.config/deputy/agents/, .deputy/agents/ or
---agents-dir. Models are "provider/model": openai/gpt-4.1,
-anthropic/claude-sonnet-4-5, gemini/gemini-2.5-flash, ollama/llama3.2, a custom
-OpenAI-compatible provider from config.yaml, or script/FILE for a scripted model
-that needs no API key.`,
+--agents-dir; the agents of axe, Claude Code, opencode, Gemini CLI and Codex are
+found in their own directories ('deputy agents --help' lists them). Models are
+"provider/model": anthropic/claude-sonnet-5-5, openai/gpt-5.6,
+gemini/gemini-3-pro, ollama/llama3.2, a custom OpenAI-compatible provider from
+config.yaml, or script/FILE for a scripted model that needs no API key;
+'deputy doctor' checks your keys.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

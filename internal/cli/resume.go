@@ -42,8 +42,9 @@ run stays allowed; a request that was waiting for an answer is asked again
 (at the terminal when stdin is one; otherwise nobody is there, and it is
 refused).
 
-The agent's current definition is used, with the run's recorded model and
-working directory. --retry-failed also continues a run that ended with an
+The agent's current definition is used, with the run's recorded model, effort
+(run --effort) and working directory; an isolated child goes on in its
+worktree, as it left it, and is merged when it ends. --retry-failed also continues a run that ended with an
 error, a timeout, a cancellation or a spent budget.
 
 A run on Temporal ('deputy run --temporal', with --detach or whose process

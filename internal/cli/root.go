@@ -35,7 +35,7 @@ func (f *rootFlags) add(cmd *cobra.Command, budgetOf string) {
 	fl.StringVar(&f.model, "model", "", "model for the root agent, as provider/model or a Claude Code alias such as sonnet (overrides the agent's)")
 	fl.StringVar(&f.workdir, "workdir", "", "working directory of the root agent (default: the agent's workdir, else the current directory)")
 	fl.StringVar(&f.skill, "skill", "", "skill for the root agent: a SKILL.md path or a skill name (overrides the agent's)")
-	fl.StringVar(&f.effort, "effort", "", "reasoning effort of the root agent (low, medium, high, ... as its model takes; overrides the agent's); children that set none inherit it")
+	fl.StringVar(&f.effort, "effort", "", "reasoning effort of the root agent (low, medium, high, ... as its model takes; overrides the agent's); children that set none inherit it; a value its model does not take is left out with a warning")
 	f.budget.add(cmd, budgetOf)
 }
 
