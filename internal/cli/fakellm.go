@@ -29,9 +29,12 @@ func newFakeLLMCmd() *cobra.Command {
 		Short: "Serve a scripted fake model over the real provider wire formats",
 		Long: `Run a fake LLM server that answers from a script, speaking the wire formats
 of OpenAI chat completions (also Ollama's /v1 and any OpenAI-compatible
-client), Anthropic messages and Gemini generateContent, streaming included. It
-is test equipment: for trying deputy, demos and benchmarks without an API key
-or network. It runs until interrupted (Ctrl-C).
+client), OpenAI's Responses API, Anthropic messages and Gemini generateContent,
+streaming included, with each provider's documented rules for its current
+models (a script's "strict: true" also refuses a turn sent back without the
+state the provider requires). It is test equipment: for trying deputy, demos
+and benchmarks without an API key or network. It runs until interrupted
+(Ctrl-C).
 
 A script is YAML: a list of rules, tried in order for every request; the first
 that matches and has uses left answers.
@@ -52,9 +55,13 @@ that matches and has uses left answers.
       times: 1
 
 Point deputy at it with OPENAI_BASE_URL=http://ADDR/v1/ and any
-OPENAI_API_KEY, then use a model such as openai/gpt-test; or define a custom
-provider in config.yaml with base_url http://ADDR/v1/. GET /_requests returns
-the log of requests received (credential headers redacted).
+OPENAI_API_KEY, then use a model such as openai/gpt-test (openai/... then speaks
+chat completions; for OpenAI's current models, such as gpt-5.6, which need the
+Responses API for tools, set providers: {openai: {wire_api: responses}} in
+config.yaml); ANTHROPIC_BASE_URL=http://ADDR for anthropic/...,
+GOOGLE_GEMINI_BASE_URL=http://ADDR for gemini/...; or define a custom provider
+in config.yaml with base_url http://ADDR/v1/. GET /_requests returns the log of
+requests received (credential headers redacted).
 
 The full script reference is in docs/fake-llm.md. The server listens on
 loopback only: it has no authentication, so another address is refused unless
