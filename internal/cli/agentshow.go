@@ -12,6 +12,7 @@ import (
 
 	"github.com/deputyhq/deputy/config"
 	"github.com/deputyhq/deputy/llm/price"
+	"github.com/deputyhq/deputy/permission"
 	"github.com/deputyhq/deputy/tool/builtin"
 )
 
@@ -24,7 +25,8 @@ func newAgentsShowCmd(g *globalFlags) *cobra.Command {
 the SKILL.md it resolved to), file globs, working directory, sub-agents and
 their limits (sub_agents_config, with the defaults filled in), model
 parameters, its budget ([budget]: tokens, usd, time, turns), tools and turn
-limit, the file it came from and any definitions it shadows. Problems found in
+limit, its isolation and permission rules when it sets them, the file it came
+from and any definitions it shadows. Problems found in
 its file are listed at the end.`,
 		Example: `  deputy agents show reviewer
   deputy agents show reviewer --json | jq .sub_agents_config`,
@@ -110,11 +112,20 @@ type agentDetail struct {
 	budgetUnpriced bool
 	Tools          []string `json:"tools"`
 	ToolsDefault   bool     `json:"tools_default"`
+	// DisallowedTools are taken out of Tools (Claude Code's
+	// disallowedTools, an opencode permission that denies).
+	DisallowedTools []string `json:"disallowed_tools,omitempty"`
 	// MCPServers are the MCP servers the agent declares (see docs/mcp.md).
-	MCPServers      []string        `json:"mcp_servers,omitempty"`
-	MaxTurns        int             `json:"max_turns"`
-	MaxTurnsDefault bool            `json:"max_turns_default"`
-	Diagnostics     []diagnosticRow `json:"diagnostics"`
+	MCPServers []string `json:"mcp_servers,omitempty"`
+	// Isolation is the agent's isolation ("worktree" or "none"), "" when
+	// it sets none and its tree decides (run --isolation).
+	Isolation string `json:"isolation,omitempty"`
+	// Permissions are the agent's own permission rules and mode, which
+	// decide its calls and its subtree's; nil when it has none.
+	Permissions     *permission.Rules `json:"permissions,omitempty"`
+	MaxTurns        int               `json:"max_turns"`
+	MaxTurnsDefault bool              `json:"max_turns_default"`
+	Diagnostics     []diagnosticRow   `json:"diagnostics"`
 }
 
 type skillView struct {
@@ -176,6 +187,10 @@ func detailAgent(w *cliWorkspace, a *config.Agent) agentDetail {
 		Params: paramsView{Temperature: a.Params.Temperature, MaxTokens: a.Params.MaxTokens, Effort: nonEmpty(a.Params.Effort)},
 		Tools:  a.Tools, MaxTurns: a.MaxTurns, Diagnostics: diagnosticRows(w.Diagnostics.ForFile(a.Path).Sorted())}
 	d.Budget = budgetOf(a.Budget)
+	d.Isolation, d.DisallowedTools = a.Isolation, a.DisallowedTools
+	if !a.Permissions.Empty() {
+		d.Permissions = &a.Permissions
+	}
 	if a.Budget.USD > 0 && a.Model != "" && a.Model != config.ModelInherit {
 		_, priced := price.NewTable(w.Settings.Prices).Lookup(a.Model)
 		d.budgetUnpriced = !priced
@@ -257,6 +272,12 @@ func printAgentDetail(out io.Writer, w *cliWorkspace, d agentDetail) {
 		d.SubagentsConfig.MaxDepth, d.SubagentsConfig.Parallel, d.SubagentsConfig.TimeoutSeconds))
 	row("params", orDash(paramsText(d.Params)))
 	row("budget", orDash(budgetText(d)))
+	if d.Isolation != "" {
+		row("isolation", d.Isolation)
+	}
+	if d.Permissions != nil {
+		row("permissions", strings.Join(d.Permissions.Lines(), ", "))
+	}
 	tw.Flush()
 	fmt.Fprintln(out, "\nsystem prompt:")
 	if strings.TrimSpace(d.SystemPrompt) == "" {
@@ -313,11 +334,21 @@ func skillText(sk *skillView) string {
 }
 
 func toolsText(d agentDetail) string {
+	text := toolsListText(d)
+	if len(d.DisallowedTools) > 0 {
+		text += ", except " + strings.Join(d.DisallowedTools, ", ")
+	}
+	return text
+}
+
+func toolsListText(d agentDetail) string {
 	switch {
 	case d.ToolsDefault:
 		return "default: " + strings.Join(d.Tools, ", ")
 	case len(d.Tools) == 0:
 		return "(none)"
+	case len(d.Tools) == 1 && d.Tools[0] == "*":
+		return "* (every tool the run allows)"
 	}
 	return strings.Join(d.Tools, ", ")
 }
