@@ -3,6 +3,7 @@ package cli
 // deputy config validate: every configuration file checked in one pass.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -32,8 +33,9 @@ lint'), and the subqueries.ini files. No model is called.
 
 It prints the files it checked and the effective settings, the defaults
 included (agent.subagent.max_depth: 3, ...), then "ok", or the problems and
-exit code 2. Custom providers are shown with the name of the environment
-variable holding their key and whether it is set, never the key.`,
+exit code 2. Custom providers (with the OpenAI API each speaks, wire_api)
+and the search API are shown with the name of the environment variable
+holding their key and whether it is set, never the key.`,
 		Example: `  deputy config validate
   deputy config validate --subqueries ./team.ini`,
 		Args: cobra.NoArgs,
@@ -168,46 +170,17 @@ func collectValidation(cwd string, g *globalFlags) *validation {
 // show the name of their key's variable and whether it is set, never its
 // value.
 func printEffectiveSettings(out io.Writer, s *config.Settings) {
-	kv := func(key string, value any, note string) {
-		if note != "" {
-			fmt.Fprintf(out, "  %s: %v  # %s\n", key, value, note)
-			return
-		}
-		fmt.Fprintf(out, "  %s: %v\n", key, value)
-	}
+	kv := settingLine(out)
 	dm := s.DefaultModel
 	note := noteIf(dm == "", "not set: agents must name a model")
 	if s.DefaultModelFrom != "" {
 		note = s.DefaultModelFrom
 	}
 	kv("default_model", fmt.Sprintf("%q", dm), note)
-	for _, name := range s.ProviderNames() {
-		p := s.Providers[name]
-		key := "no key"
-		if p.APIKeyEnv != "" {
-			state := "not set"
-			if os.Getenv(p.APIKeyEnv) != "" {
-				state = "set"
-			}
-			key = fmt.Sprintf("key in $%s (%s)", p.APIKeyEnv, state)
-		}
-		kv("providers."+name, llm.RedactURL(p.BaseURL), p.Type+", "+key)
-	}
+	printProviders(kv, s)
 	kv("concurrency", s.Concurrency, noteIf(s.Concurrency == 0, "no cap: each provider's adaptive limit"))
 	kv("max_turns", s.MaxTurns, "")
-	prices := overlaid(price.AsOf, len(s.Prices))
-	kv("prices", prices, "")
-	for _, model := range slices.Sorted(maps.Keys(s.Prices)) {
-		p := s.Prices[model]
-		v := fmt.Sprintf("{input: %g, output: %g", p.Input, p.Output)
-		if p.CacheRead != 0 {
-			v += fmt.Sprintf(", cache_read: %g", p.CacheRead)
-		}
-		if p.CacheWrite != 0 {
-			v += fmt.Sprintf(", cache_write: %g", p.CacheWrite)
-		}
-		kv("prices."+model, v+"}", "")
-	}
+	printPrices(kv, s)
 	caps := overlaid(capability.AsOf, len(s.Capabilities))
 	kv("capabilities", caps, "")
 	kv("retry.max_attempts", s.Retry.MaxAttempts, "")
@@ -218,16 +191,13 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 	kv("response_timeout", s.ResponseTimeout, noteIf(s.ResponseTimeout == 0, "never"))
 	kv("approval_timeout", s.ApprovalTimeout, "")
 	kv("fetch.allow_hosts", s.Fetch.AllowHosts, "")
+	printSearch(kv, s.Search)
 	kv("terminal.env", s.Terminal.Env, "")
 	kv("terminal.network", s.Terminal.Network, "")
 	kv("terminal.read_paths", s.Terminal.ReadPaths, "")
 	kv("terminal.write_paths", s.Terminal.WritePaths, "")
 	kv("terminal.sandbox", s.Terminal.Sandbox, "")
-	rules := s.Permissions.Rules
-	kv("permissions.allow", ruleTexts(rules.Allow), "")
-	kv("permissions.ask", ruleTexts(rules.Ask), "")
-	kv("permissions.deny", ruleTexts(rules.Deny), "")
-	kv("permissions.mode", fmt.Sprintf("%q", rules.Mode), noteIf(rules.Mode == "", "none: what no rule matches runs"))
+	printPermissions(kv, s.Permissions)
 	kv("limits.stdin_max_bytes", s.Limits.StdinMaxBytes, "")
 	kv("limits.tool_output_max_bytes", s.Limits.ToolOutputMaxBytes, "")
 	kv("limits.read_file_max_bytes", s.Limits.ReadFileMaxBytes, "")
@@ -244,6 +214,103 @@ func printEffectiveSettings(out io.Writer, s *config.Settings) {
 	kv("agent.subagent.max_total_time", sa.MaxTotalTime, noteIf(sa.MaxTotalTime == 0, "unlimited"))
 	kv("agent.subagent.provider", fmt.Sprintf("%q", sa.Provider), "")
 	kv("agent.subagent.model", fmt.Sprintf("%q", sa.Model), noteIf(s.SubagentModel() == "", "the parent's model"))
+}
+
+// settingPrinter prints one effective setting: its key, its value and,
+// when there is one, a note saying what the value means.
+type settingPrinter func(key string, value any, note string)
+
+func settingLine(out io.Writer) settingPrinter {
+	return func(key string, value any, note string) {
+		if note != "" {
+			fmt.Fprintf(out, "  %s: %v  # %s\n", key, value, note)
+			return
+		}
+		fmt.Fprintf(out, "  %s: %v\n", key, value)
+	}
+}
+
+// printProviders prints the custom providers, with their key's variable
+// (never the key) and the OpenAI API each speaks when wire_api says, and
+// the wire_api of the built-in providers that set it.
+func printProviders(kv settingPrinter, s *config.Settings) {
+	for _, name := range s.ProviderNames() {
+		p := s.Providers[name]
+		note := p.Type + ", no key"
+		if p.APIKeyEnv != "" {
+			state := "not set"
+			if os.Getenv(p.APIKeyEnv) != "" {
+				state = "set"
+			}
+			note = fmt.Sprintf("%s, key in $%s (%s)", p.Type, p.APIKeyEnv, state)
+		}
+		if p.WireAPI != "" {
+			note += ", wire_api " + p.WireAPI
+		}
+		kv("providers."+name, llm.RedactURL(p.BaseURL), note)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.BuiltinWireAPI)) {
+		kv("providers."+name+".wire_api", s.BuiltinWireAPI[name], "")
+	}
+}
+
+// printPrices prints the price table's date and each entry the files set.
+func printPrices(kv settingPrinter, s *config.Settings) {
+	kv("prices", overlaid(price.AsOf, len(s.Prices)), "")
+	for _, model := range slices.Sorted(maps.Keys(s.Prices)) {
+		p := s.Prices[model]
+		v := fmt.Sprintf("{input: %g, output: %g", p.Input, p.Output)
+		if p.CacheRead != 0 {
+			v += fmt.Sprintf(", cache_read: %g", p.CacheRead)
+		}
+		if p.CacheWrite != 0 {
+			v += fmt.Sprintf(", cache_write: %g", p.CacheWrite)
+		}
+		if p.WebSearch != 0 {
+			v += fmt.Sprintf(", web_search: %g", p.WebSearch)
+		}
+		kv("prices."+model, v+"}", "")
+	}
+}
+
+// printSearch prints the search section: which search web_search uses.
+func printSearch(kv settingPrinter, q config.SearchSettings) {
+	kv("search.mode", q.Mode, "")
+	kv("search.api", fmt.Sprintf("%q", q.API), noteIf(q.API == "", "none: only the providers' own searches"))
+	if q.URL != "" {
+		kv("search.url", llm.RedactURL(q.URL), "")
+	}
+	if q.API == "brave" {
+		env := cmp.Or(q.APIKeyEnv, config.DefaultBraveKeyEnv)
+		state := "not set"
+		if os.Getenv(env) != "" {
+			state = "set"
+		}
+		kv("search.api_key_env", env, "Brave's key, "+state)
+	}
+	kv("search.max_results", q.MaxResults, "")
+}
+
+// printPermissions prints the grant (a list not set permits everything)
+// and config.yaml's permission rules and mode.
+func printPermissions(kv settingPrinter, p config.PermissionSettings) {
+	kv("permissions.tools", listOrAll(p.Tools), noteIf(p.Tools == nil, "not set: every tool"))
+	kv("permissions.deny_tools", orEmpty(p.DenyTools), "")
+	kv("permissions.paths", listOrAll(p.Paths), noteIf(p.Paths == nil, "not set: anywhere"))
+	kv("permissions.hosts", listOrAll(p.Hosts), noteIf(p.Hosts == nil, "not set: as fetch.allow_hosts"))
+	rules := p.Rules
+	kv("permissions.allow", ruleTexts(rules.Allow), "")
+	kv("permissions.ask", ruleTexts(rules.Ask), "")
+	kv("permissions.deny", ruleTexts(rules.Deny), "")
+	kv("permissions.mode", fmt.Sprintf("%q", rules.Mode), noteIf(rules.Mode == "", "none: what no rule matches runs"))
+}
+
+// listOrAll is a grant's list as printed: "-" when it is not set.
+func listOrAll(xs []string) any {
+	if xs == nil {
+		return "-"
+	}
+	return xs
 }
 
 // noteIf returns note when cond holds, else "".
