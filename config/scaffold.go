@@ -16,9 +16,9 @@ func InitAgentTOML(name string) []byte {
 name = %[1]s
 description = "What this agent is for, in one line (shown to parent agents)."
 
-# provider/model, for example "openai/gpt-4.1", "anthropic/claude-sonnet-4-5",
-# "ollama/llama3.2" or "<custom provider>/<model>" (see providers in
-# config.yaml). "inherit" uses the parent's model; at the root, the
+# provider/model, for example "anthropic/claude-sonnet-5-5", "openai/gpt-5.6",
+# "gemini/gemini-3-pro", "ollama/llama3.2" or "<custom provider>/<model>" (see
+# providers in config.yaml). "inherit" uses the parent's model; at the root, the
 # default_model of config.yaml.
 model = "inherit"
 
@@ -47,6 +47,15 @@ You are a careful assistant. Answer briefly and say what you checked.
 # Agents this one may delegate to with the call_agent tool.
 # sub_agents = ["test-runner"]
 
+# How hard a reasoning model thinks: low, medium, high, ... as the model
+# takes them (a value it does not take is left out, with a warning). Unset:
+# the parent's; at the root, the provider's default.
+# effort = "medium"
+
+# As a child in a git repository, work in a git worktree of its own, made
+# from the parent's working state; the work is merged back when it ends ok.
+# isolation = "worktree"
+
 # [sub_agents_config]
 # max_depth = 3     # 1 to 5
 # parallel = true   # run several call_agent calls at once
@@ -63,6 +72,13 @@ You are a careful assistant. Answer briefly and say what you checked.
 # usd = 0.50
 # time = "2m"
 # turns = 8
+
+# Permission rules of this agent's calls and its sub-agents': deny refuses,
+# ask waits for the approval of the person who runs the root, allow runs.
+# [permissions]
+# allow = ["terminal(go test:*)"]
+# ask = ["terminal(git push:*)"]
+# deny = ["terminal(rm:*)"]
 `, tomlQuote(name))
 }
 
@@ -77,7 +93,7 @@ description: What this agent is for, in one line (shown to parent agents).
 # default_model of config.yaml).
 model: inherit
 # Tools: a list, or a comma-separated string as Claude Code writes it.
-# Leave it out for deputy's default set.
+# Left out, the agent gets every tool, as in Claude Code; [] is none.
 # tools: read_file, list_directory
 # skill: code-review          # path relative to this file, or a bare name
 # files: ["README.md"]        # globs resolved against the workdir
@@ -87,6 +103,9 @@ model: inherit
 # sub_agents_config: {max_depth: 3, parallel: true, timeout: 120}
 # params: {temperature: 0.2, max_tokens: 4096}
 # budget: {tokens: 20000, usd: 0.50, time: 2m, turns: 8}
+# effort: medium              # low, medium, high, ... as the model takes them
+# isolation: worktree         # as a child, work in a git worktree of its own
+# permissions: {ask: ["terminal(git push:*)"], deny: ["terminal(rm:*)"]}
 ---
 
 You are a careful assistant. Answer briefly and say what you checked.
@@ -144,6 +163,7 @@ max_turns: 50         # an agent's default turn limit (at least 1)
 prices: {}
 #  openai/gpt-4.1: {input: 2, output: 8, cache_read: 0.5}
 #  local/qwen3: {input: 0, output: 0}  # cache_read, cache_write: optional
+#  gemini/gemini-3-pro: {input: 2, output: 12, web_search: 14}  # per 1,000 searches
 
 # What each model accepts: the sampling parameters it refuses, the efforts
 # it takes, its output limit. deputy embeds the providers' documented rules
@@ -164,9 +184,49 @@ retry:
 
 stream_idle_timeout: 60s   # cut off a stream silent this long (0 = never)
 response_timeout: 10m      # give up on a non-streaming call unanswered this long (0 = never)
+approval_timeout: 10m      # how long an approval or a question waits for a person; then deny
 
 fetch:
   allow_hosts: []     # hosts the fetch tool may reach
+
+# The web_search tool: the provider's own search where the agent's model has
+# one (auto), else the search API named here.
+search:
+  mode: auto          # auto, native (the provider's only), api (the API only), off
+  max_results: 5      # 1-20
+#  api: searxng        # or brave (its key in BRAVE_API_KEY)
+#  url: http://127.0.0.1:8888
+
+# How the terminal tool confines commands (docs/security.md).
+terminal:
+  env: []             # variables commands see besides PATH, HOME, LANG, ...
+  network: false
+  read_paths: []
+  write_paths: []
+  sandbox: true
+
+# The grant of every run, and permission rules (Claude Code's syntax too).
+# A rule: deny refuses a call, ask waits for the person who runs the root,
+# allow runs it; mode decides the calls no rule matches.
+# permissions:
+#   tools: [file_ops, fetch]   # unset: every tool
+#   deny_tools: [terminal]
+#   paths: [.]                 # unset: anywhere
+#   hosts: [go.dev]            # unset: as fetch.allow_hosts
+#   allow: ["terminal(go test:*)"]
+#   ask: ["terminal(git push:*)"]
+#   deny: ["terminal(rm:*)"]
+#   mode: acceptEdits          # default, acceptEdits, plan, bypassPermissions, dontAsk
+
+limits:
+  stdin_max_bytes: 8388608       # piped stdin
+  tool_output_max_bytes: 32768   # what terminal and grep return
+  read_file_max_bytes: 65536
+  fetch_max_bytes: 1048576
+
+# MCP servers whose tools every agent may use (docs/mcp.md).
+# mcp_servers:
+#   github: {command: github-mcp-server, args: [stdio]}
 
 store:
   path: ""            # "" = $DEPUTY_DB, else $XDG_DATA_HOME/deputy/deputy.db

@@ -3,6 +3,9 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/deputyhq/deputy/config/internal/testfile"
@@ -47,6 +50,50 @@ func TestTOMLQuote(t *testing.T) {
 		a, diags := ParseAgentTOML([]byte("name = \"a\"\nmodel = \"inherit\"\ndescription = "+tomlQuote(s)+"\n"), "a.toml")
 		if a == nil || diags.HasErrors() || a.Description != s {
 			t.Errorf("tomlQuote(%q) = %s did not round-trip: %+v %v", s, tomlQuote(s), a, diags)
+		}
+	}
+}
+
+// The keys the agent scaffolds show commented out are real keys: with every
+// one of them uncommented, each file parses without an error, and the
+// features they advertise (effort, isolation, permission rules) are set.
+func TestInitAgentScaffoldsCommentedKeys(t *testing.T) {
+	toml := uncomment(string(InitAgentTOML("a")), regexp.MustCompile(`(?m)^# (\[[a-z_]+\]|[a-z_]+ = .*)$`))
+	md := uncomment(string(InitAgentMarkdown("a")), regexp.MustCompile(`(?m)^# ([a-z_]+: .*)$`))
+	for file, parse := range map[string]func([]byte, string) (*Agent, Diagnostics){"a.toml": ParseAgentTOML, "a.md": ParseAgentMarkdown} {
+		src := toml
+		if file == "a.md" {
+			src = md
+		}
+		a, diags := parse([]byte(src), filepath.Join(t.TempDir(), file))
+		if a == nil || diags.HasErrors() {
+			t.Errorf("%s with its keys uncommented: %v\n%s", file, diags, src)
+			continue
+		}
+		if a.Params.Effort == "" || a.Isolation != IsolationWorktree || a.Permissions.Empty() || a.Budget == (Budget{}) {
+			t.Errorf("%s: effort %q, isolation %q, permissions %v, budget %+v: a commented key is missing", file, a.Params.Effort, a.Isolation, a.Permissions.Lines(), a.Budget)
+		}
+	}
+}
+
+// uncomment removes "# " from the lines re matches, its first group kept.
+func uncomment(s string, re *regexp.Regexp) string {
+	return re.ReplaceAllString(s, "$1")
+}
+
+// config init's file shows every section of config.yaml, set to its
+// default or commented out with an example (xzatoma's mcp aside: deputy's
+// own is mcp_servers).
+func TestInitSettingsYAMLShowsEverySection(t *testing.T) {
+	init := string(InitSettingsYAML())
+	typ := reflect.TypeFor[settingsFile]()
+	for i := range typ.NumField() {
+		key, _, _ := strings.Cut(typ.Field(i).Tag.Get("yaml"), ",")
+		if key == "" || key == "mcp" {
+			continue
+		}
+		if !regexp.MustCompile(`(?m)^#? ?` + regexp.QuoteMeta(key) + `:`).MatchString(init) {
+			t.Errorf("config init's config.yaml does not show %s", key)
 		}
 	}
 }
