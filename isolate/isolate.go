@@ -393,6 +393,21 @@ func (m *Manager) Lookup(id string) (*Worktree, error) {
 	return &Worktree{ID: id, Common: l.common, Path: l.path, Workdir: l.path, Branch: "deputy/" + id}, nil
 }
 
+// TerminalPaths are what a command run in run id's worktree needs of the
+// repository's git directory, which lies outside the worktree, for git to
+// work there: read the whole of it, and write the objects, refs and logs
+// and the worktree's own git directory (its index and HEAD). Not the
+// configuration, the hooks or info/: what is written there, git (deputy's
+// own, outside the sandbox, and yours) would run.
+func (m *Manager) TerminalPaths(id string) (read, write []string, err error) {
+	l, err := m.link(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []string{l.common}, []string{filepath.Join(l.common, "objects"), filepath.Join(l.common, "refs"),
+		filepath.Join(l.common, "logs"), l.admin}, nil
+}
+
 // gitLink is where a worktree's .git file leads: its own git directory
 // (admin, <common>/worktrees/<name>) and the repository's (common).
 type gitLink struct {

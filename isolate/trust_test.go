@@ -119,3 +119,48 @@ func TestChangedGitLinkIsNotFollowed(t *testing.T) {
 		t.Error("Lookup took the changed .git file for the worktree's link")
 	}
 }
+
+// A command in a worktree may write the objects, refs and logs of its
+// repository and the worktree's own git directory, not the configuration
+// or hooks; and a .git file the run changed to lead elsewhere grants
+// nothing.
+func TestTerminalPaths(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "a\n")
+	r.commitAll("init")
+	m := newManager(t)
+	w, err := m.Create(ctx, r.dir, "RUN1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, write, err := m.TerminalPaths("RUN1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := realDir(t, filepath.Join(r.dir, ".git"))
+	rel := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			rp, err := filepath.Rel(common, realDir(t, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, filepath.ToSlash(rp))
+		}
+		return out
+	}
+	if got := rel(read); len(got) != 1 || got[0] != "." {
+		t.Errorf("read %q, want the git directory", got)
+	}
+	if got, want := strings.Join(rel(write), " "), "objects refs logs worktrees/RUN1"; got != want {
+		t.Errorf("write %q, want %q", got, want)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "home", "worktrees", "x")
+	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(w.Path, ".git"), "gitdir: "+elsewhere+"\n")
+	if read, write, err := m.TerminalPaths("RUN1"); err == nil {
+		t.Errorf("a changed .git file grants read %q, write %q", read, write)
+	}
+}

@@ -516,6 +516,7 @@ func (w *Workspace) Tools(workdir string) *tool.Registry {
 		return r.(*tool.Registry)
 	}
 	s := w.Settings
+	readPaths, writePaths := w.terminalPaths(workdir)
 	r := builtin.New(builtin.Options{
 		Workdir:            workdir,
 		AskUser:            delegate.AskUser,
@@ -526,8 +527,8 @@ func (w *Workspace) Tools(workdir string) *tool.Registry {
 		TerminalEnv:        s.Terminal.Env,
 		SecretEnv:          w.Models.KeyEnvNames(),
 		TerminalNetwork:    s.Terminal.Network,
-		TerminalReadPaths:  s.Terminal.ReadPaths,
-		TerminalWritePaths: w.worktreeWritePaths(workdir),
+		TerminalReadPaths:  readPaths,
+		TerminalWritePaths: writePaths,
 		NoSandbox:          !s.Terminal.Sandbox,
 		Search:             searchAPI(s.Search),
 	})
@@ -546,26 +547,26 @@ func Worktrees() *isolate.Manager {
 	return &isolate.Manager{Dir: filepath.Join(data, "worktrees")}
 }
 
-// worktreeWritePaths are the paths a terminal in workdir may write besides
-// it: terminal.write_paths, and when workdir is in an isolated child's
-// worktree, its repository's git directory, without which git cannot
-// read the worktree's objects or commit in it (as in a working tree the
-// user runs deputy in, whose .git lies inside the working directory).
-func (w *Workspace) worktreeWritePaths(workdir string) []string {
-	paths := w.Settings.Terminal.WritePaths
+// terminalPaths are the paths a terminal in workdir may read and write
+// besides it: terminal.read_paths and write_paths, and when workdir is in
+// an isolated child's worktree, the parts of its repository's git
+// directory git needs to work there (isolate's TerminalPaths: not its
+// configuration or hooks), which lies outside the worktree.
+func (w *Workspace) terminalPaths(workdir string) (read, write []string) {
+	read, write = w.Settings.Terminal.ReadPaths, w.Settings.Terminal.WritePaths
 	if w.Isolation == nil {
-		return paths
+		return read, write
 	}
 	rel, err := filepath.Rel(w.Isolation.Dir, workdir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
-		return paths
+		return read, write
 	}
 	id, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-	wt, err := w.Isolation.Lookup(id)
+	gitRead, gitWrite, err := w.Isolation.TerminalPaths(id)
 	if err != nil {
-		return paths
+		return read, write
 	}
-	return append(slices.Clone(paths), wt.Common)
+	return append(slices.Clone(read), gitRead...), append(slices.Clone(write), gitWrite...)
 }
 
 // searchAPI is the search API config.yaml's search section names, nil
