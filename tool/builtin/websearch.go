@@ -49,8 +49,9 @@ type SearchAPI struct {
 	// URL is the endpoint: Brave's (DefaultBraveURL when empty), or the
 	// SearXNG instance's base URL (https://searx.example.org).
 	URL string
-	// APIKey is Brave's subscription token. It is sent only to URL, and
-	// never shown in a result or an error. KeyEnv names the variable it
+	// APIKey is Brave's subscription token. It is sent only to URL's host
+	// (a redirect elsewhere is refused), and never shown in a result or an
+	// error. KeyEnv names the variable it
 	// comes from, for the message when it is not set.
 	APIKey, KeyEnv string
 	// MaxResults is a call's default number of results (default
@@ -229,6 +230,9 @@ func (api *SearchAPI) search(ctx context.Context, query string, n int) ([]Search
 	if client == nil {
 		client = defaultSearchClient
 	}
+	if api.APIKey != "" {
+		client = keyStaysHome(client)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, api.redact(err)
@@ -248,6 +252,29 @@ func (api *SearchAPI) search(ctx context.Context, query string, n int) ([]Search
 		return parseBrave(body)
 	}
 	return parseSearXNG(body)
+}
+
+// keyStaysHome is client refusing to follow a redirect to another host
+// or scheme: net/http copies a header it does not know (Brave's
+// X-Subscription-Token) to wherever a redirect leads, and the key is for
+// the API's host only.
+func keyStaysHome(client *http.Client) *http.Client {
+	c := *client
+	next := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if from := via[0].URL; req.URL.Host != from.Host || req.URL.Scheme != from.Scheme {
+			return fmt.Errorf("the search API redirected to another host (%s://%s); its key is sent only to %s://%s",
+				req.URL.Scheme, req.URL.Host, from.Scheme, from.Host)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
 }
 
 func (api *SearchAPI) braveRequest(ctx context.Context, query string, n int) (*http.Request, error) {

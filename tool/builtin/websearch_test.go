@@ -223,3 +223,39 @@ func TestWebSearchNarrowedTwiceOnlyNarrows(t *testing.T) {
 		t.Errorf("the search API was called")
 	}
 }
+
+// Brave's key goes to the API's own host only: a redirect to another host
+// (a proxy's, an open redirect's) is refused, not followed with the key,
+// which net/http copies to any host for a header it does not know.
+func TestWebSearchBraveKeyStaysWithItsHost(t *testing.T) {
+	var sawKey []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawKey = append(sawKey, r.Header.Get("X-Subscription-Token"))
+		w.Write([]byte(`{"web":{"results":[]}}`))
+	}))
+	t.Cleanup(other.Close)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			w.Write([]byte(`{"web":{"results":[{"title":"t","url":"https://example.org/","description":"d"}]}}`))
+			return
+		}
+		if r.URL.Query().Get("q") == "same host" {
+			http.Redirect(w, r, "/moved", http.StatusFound)
+			return
+		}
+		http.Redirect(w, r, other.URL+"/elsewhere", http.StatusFound)
+	}))
+	t.Cleanup(api.Close)
+	r, _ := testRegistry(t, Options{Search: &SearchAPI{Kind: SearchBrave, URL: api.URL, APIKey: "brave-key-123"}}, nil)
+	res := call(t, r, WebSearch, `{"query":"deputy"}`)
+	if len(sawKey) > 0 {
+		t.Fatalf("the other host was asked, with key %q", sawKey)
+	}
+	if !res.IsError || !strings.Contains(res.Content, "web_search failed: ") || !strings.Contains(res.Content, "the search API redirected to another host") {
+		t.Fatalf("got %+v", res)
+	}
+	// A redirect on the API's own host is followed.
+	if res := call(t, r, WebSearch, `{"query":"same host"}`); res.IsError || !strings.Contains(res.Content, "https://example.org/") {
+		t.Fatalf("same host: %+v", res)
+	}
+}
