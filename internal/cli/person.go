@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -192,32 +193,65 @@ type streamAnswer struct {
 	Text     *string `json:"text"`
 }
 
+// maxAnswerLine bounds a line of stdin: a longer one is no answer, and is
+// skipped.
+const maxAnswerLine = 4 << 20
+
 func (p *streamPerson) read(in io.Reader) {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	br := bufio.NewReaderSize(in, 64<<10)
 	bad := 0
-	for n := 1; sc.Scan(); n++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
+	for n := 1; ; n++ {
+		line, tooLong, err := readLine(br, maxAnswerLine)
+		var id string
+		var reply streamReply
+		var perr error
+		switch {
+		case tooLong:
+			perr = fmt.Errorf("longer than %d bytes", maxAnswerLine)
+		case len(bytes.TrimSpace(line)) > 0:
+			id, reply, perr = parseStreamAnswer(line)
+			reply.line = n
 		}
-		id, reply, err := parseStreamAnswer(sc.Bytes())
-		if err != nil {
+		if perr != nil {
 			// A few warnings, not one a line of a file piped in as if it
 			// were the task's context.
 			if bad++; bad <= maxBadLines {
-				fmt.Fprintf(p.warn, "deputy: warning: stdin line %d: %v; ignored (under --stream-json stdin carries answers, each a JSON object: see docs/observability.md)\n", n, err)
+				fmt.Fprintf(p.warn, "deputy: warning: stdin line %d: %v; ignored (under --stream-json stdin carries answers, each a JSON object: see docs/observability.md)\n", n, perr)
 			} else if bad == maxBadLines+1 {
 				fmt.Fprintln(p.warn, "deputy: warning: stdin: more lines that are not answers; they are ignored without a word")
 			}
-			continue
+		} else if id != "" {
+			p.deliver(id, reply)
 		}
-		reply.line = n
-		p.deliver(id, reply)
+		if err != nil {
+			break
+		}
 	}
 	p.mu.Lock()
 	p.ended = true
 	p.mu.Unlock()
 	close(p.gone)
+}
+
+// readLine reads one line of br without its newline; of a line longer than
+// limit it keeps nothing and says so, reading on to its end. err is the
+// reader's (io.EOF at the end), after which nothing more is read; the line
+// read up to it is returned with it.
+func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		chunk = bytes.TrimSuffix(chunk, []byte("\n"))
+		if !tooLong {
+			if len(line)+len(chunk) > limit {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return bytes.TrimSuffix(line, []byte("\r")), tooLong, err
+		}
+	}
 }
 
 // streamReply is one answer read, for the request of its kind.

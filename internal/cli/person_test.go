@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -117,5 +118,25 @@ func TestStreamPersonWarnsAFewTimes(t *testing.T) {
 	<-p.gone
 	if n := strings.Count(warn.String(), "\n"); n != maxBadLines+1 || !strings.HasSuffix(warn.String(), "they are ignored without a word\n") {
 		t.Errorf("%d warnings:\n%s", n, warn.String())
+	}
+}
+
+// A line too long to be an answer is skipped with a warning, and the
+// answers after it still count: it does not end stdin's answers, which
+// would refuse every later request as if nobody were there.
+func TestStreamPersonSkipsAHugeLine(t *testing.T) {
+	huge := `{"type":"approval","id":"H","decision":"deny","reason":"` + strings.Repeat("x", maxAnswerLine) + "\"}\n"
+	in := strings.NewReader(huge + "{\"type\":\"approval\",\"id\":\"next\",\"decision\":\"allow\"}\n")
+	var warn strings.Builder
+	p := newStreamPerson(in, &warn)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if a, err := p.Ask(ctx, &approval.Request{ID: "next", Kind: approval.KindApproval}); err != nil || !a.Allow {
+		t.Errorf("the answer after the huge line: %+v %v", a, err)
+	}
+	<-p.gone
+	want := fmt.Sprintf("deputy: warning: stdin line 1: longer than %d bytes; ignored (under --stream-json stdin carries answers, each a JSON object: see docs/observability.md)\n", maxAnswerLine)
+	if warn.String() != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", warn.String(), want)
 	}
 }
