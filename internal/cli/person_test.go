@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -139,4 +141,38 @@ func TestStreamPersonSkipsAHugeLine(t *testing.T) {
 	if warn.String() != want {
 		t.Errorf("warnings:\n%s\nwant:\n%s", warn.String(), want)
 	}
+}
+
+// FuzzReadLine: stdin under --stream-json read line by line gives back
+// each line of the input as it is (without its newline and a CR before
+// it) or, for one longer than the limit, nothing but a mark; the reader's
+// small buffer makes long lines come in pieces.
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte("{\"type\":\"approval\"}\n\nshort\r\n"), uint8(8))
+	f.Add([]byte(strings.Repeat("x", 40)+"\nend"), uint8(16))
+	f.Fuzz(func(t *testing.T, data []byte, limit uint8) {
+		br := bufio.NewReaderSize(bytes.NewReader(data), 16)
+		want := strings.Split(string(data), "\n")
+		for i := 0; ; i++ {
+			if i >= len(want) {
+				t.Fatalf("more lines than the input's %d", len(want))
+			}
+			line, tooLong, err := readLine(br, int(limit))
+			w := strings.TrimSuffix(want[i], "\r")
+			switch {
+			case len(want[i]) > int(limit) && !tooLong && len(w) > int(limit):
+				t.Fatalf("line %d (%d bytes) not marked too long for limit %d", i, len(want[i]), limit)
+			case !tooLong && string(line) != w:
+				t.Fatalf("line %d: %q, want %q", i, line, w)
+			case tooLong && line != nil:
+				t.Fatalf("line %d too long, yet kept %q", i, line)
+			}
+			if err != nil {
+				if i != len(want)-1 {
+					t.Fatalf("ended at line %d of %d: %v", i, len(want), err)
+				}
+				return
+			}
+		}
+	})
 }
