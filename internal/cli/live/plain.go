@@ -64,9 +64,11 @@ func (p *Plain) Listen(ev delegate.Event) {
 	case delegate.EventProgress:
 		p.loop(n, ev)
 	case delegate.EventApprovalRequest:
-		p.printf(ev.Depth, "%s: waits for your approval of %s (%s)", n, Excerpt(ev.Request.Detail, 100), ev.Request.Why)
+		// Neutral: with nobody there the answer line that follows says
+		// it was denied at once; no one was waited for.
+		p.printf(ev.Depth, "%s: needs approval of %s (%s)", n, Excerpt(ev.Request.Detail, 100), ev.Request.Why)
 	case delegate.EventQuestion:
-		p.printf(ev.Depth, "%s: asks you: %s", n, Excerpt(approval.Printable(ev.Request.Question), 100))
+		p.printf(ev.Depth, "%s: asks: %s", n, Excerpt(approval.Printable(ev.Request.Question), 100))
 	case delegate.EventApprovalAnswer, delegate.EventQuestionAnswer:
 		p.printf(ev.Depth, "%s: %s", n, AnswerText(ev.Request, ev.Answer))
 	}
