@@ -71,7 +71,7 @@ after retries, timeout), 130 interrupted.`,
 	fl.BoolVar(&f.json, "json", false, "print one JSON object: output (and output_json for an agent with an output schema), status, model, usage, duration_ms, run_id and the tree of child runs")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show what each agent does on stderr, one line per step (--progress=plain)")
 	fl.StringVar(&f.progress, "progress", progressAuto, progressHelp)
-	fl.BoolVar(&f.streamJSON, "stream-json", false, "print the run's events on stdout as JSON lines, then the --json result as the last line (docs/observability.md)")
+	fl.BoolVar(&f.streamJSON, "stream-json", false, "print the run's events on stdout as JSON lines, then the --json result as the last line; stdin then carries a program's answers to approvals and questions, not context (docs/observability.md)")
 	fl.StringVar(&f.session, "session", "", "continue the stored conversation of this session id, and add this exchange to it")
 	fl.StringVar(&f.isolation, "isolation", "", `"worktree": each child of the agent works in a git worktree of its own, shared with its own children, and its work is merged back when it ends ok; "none" (the default): only agents with isolation = "worktree" get one`)
 	f.temporal.add(cmd, true)
