@@ -56,7 +56,10 @@ the agent and described by its description, taking {task, context}. A call
 runs the agent's whole tree, as 'deputy run' would, and answers with the final
 text (and the structured result of an agent with an output schema). The tree's
 events are sent as progress notifications to a client that asks for them, and
-a cancelled call stops the tree; the ledger records every run.
+a cancelled call stops the tree; the ledger records every run. Approvals that
+permission rules ask for and ask_user questions, from any agent of the tree,
+are put to the client's user as MCP elicitation; with a client that cannot
+elicit, nobody is there and they are refused at once (docs/mcp.md).
 
 By default the server speaks over stdin and stdout, the way MCP hosts start
 their servers; --http ADDR serves streamable HTTP at http://ADDR/mcp instead.
