@@ -80,8 +80,13 @@ func (p *Plain) todos(n string, ev delegate.Event) {
 		p.printf(ev.Depth, "%s: tasks cleared", n)
 		return
 	}
+	items := make([]tool.TodoItem, len(ev.Todos))
+	for i, t := range ev.Todos {
+		t.Content, t.ActiveForm = OneLine(t.Content), OneLine(t.ActiveForm)
+		items[i] = t
+	}
 	p.printf(ev.Depth, "%s: tasks (%s)\n%s", n, TodoProgress(ev.Todos),
-		indentLines(tool.FormatTodos(ev.Todos), strings.Repeat("  ", ev.Depth+1)))
+		indentLines(tool.FormatTodos(items), strings.Repeat("  ", ev.Depth+1)))
 }
 
 // TodoProgress is how far a task list is: "2/5 done".

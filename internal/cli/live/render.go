@@ -104,7 +104,7 @@ func Render(s Snapshot, l Layout) (string, []string) {
 		b.WriteString(ansi.Truncate(line, l.Width, "…"))
 		b.WriteByte('\n')
 		if showTasks && !r.Done() && len(r.Todos) > 0 {
-			task := fmt.Sprintf("  %s  ↳ %s (%s)", strings.Repeat("  ", r.Depth), CurrentTask(r.Todos), TodoProgress(r.Todos))
+			task := fmt.Sprintf("  %s  ↳ %s (%s)", strings.Repeat("  ", r.Depth), Excerpt(CurrentTask(r.Todos), 200), TodoProgress(r.Todos))
 			b.WriteString(style(styleDim, ansi.Truncate(task, l.Width, "…")))
 			b.WriteByte('\n')
 		}
@@ -183,7 +183,7 @@ func lastColumn(r *Row, style func(lipgloss.Style, string) string) string {
 // thoughtEnd is the end of s on one line, at most n bytes, led by "…"
 // when cut.
 func thoughtEnd(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = OneLine(s)
 	if len(s) <= n {
 		return s
 	}

@@ -226,3 +226,41 @@ func TestRenderAndPrintThinking(t *testing.T) {
 		t.Errorf("-v printed %q, want %q", got, want)
 	}
 }
+
+// What a model writes (a task, its thinking, its task list) reaches the
+// person's terminal as printable text: an escape sequence in it (one that
+// moves the cursor up and clears a line, to write over the approval a
+// person is reading) shows as \x1b, and a newline does not break a row.
+func TestModelTextIsPrintable(t *testing.T) {
+	const esc = "\x1b[1A\x1b[2K"
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	root, child, thinker := "01ROOT00000000000000ROOT01", "01CHILD000000000000CHILD1", "01THINK000000000000THINK1"
+	evs := []delegate.Event{
+		{Type: delegate.EventRunStart, RunID: root, Label: "lead", Task: "plan" + esc, Time: t0},
+		{Type: delegate.EventSpawn, RunID: child, ParentID: root, Depth: 1, Label: "coder", Task: "fix it" + esc, Time: t0},
+		{Type: delegate.EventTodos, RunID: child, Label: "coder", Depth: 1, Time: t0, Todos: []tool.TodoItem{
+			{Content: "Run" + esc + "\nthe tests", Status: tool.TodoInProgress}}},
+		{Type: delegate.EventSpawn, RunID: thinker, ParentID: root, Depth: 1, Label: "thinker", Task: "think", Time: t0},
+		progress(thinker, root, 1, agent.Event{Kind: agent.EventModelStart, Turn: 1}, t0),
+		progress(thinker, root, 1, agent.Event{Kind: agent.EventReasoningDelta, Turn: 1, Text: "hmm" + esc}, t0),
+	}
+	tr := NewTree()
+	feed(tr, evs...)
+	text, _ := Render(tr.Snapshot(), Layout{Width: 200, Height: 30, Now: t0.Add(time.Second), Plain: true})
+	if strings.Contains(text, "\x1b") {
+		t.Errorf("the live view shows an escape sequence a model wrote:\n%q", text)
+	}
+	if !strings.Contains(text, `↳ Run\x1b[1A\x1b[2K the tests (0/1 done)`) {
+		t.Errorf("the task line is not the task on one line, its control characters written out:\n%s", text)
+	}
+	var b strings.Builder
+	p := NewPlain(&b)
+	for _, ev := range evs {
+		p.Listen(ev)
+	}
+	answer := llm.Message{Role: llm.RoleAssistant, Content: "ok", Reasoning: "hmm" + esc}
+	p.Listen(delegate.Event{Type: delegate.EventProgress, RunID: thinker, Label: "thinker", Time: t0, Agent: &agent.Event{Kind: agent.EventMessage, Message: &answer}})
+	if strings.Contains(b.String(), "\x1b") {
+		t.Errorf("-v prints an escape sequence a model wrote:\n%q", b.String())
+	}
+}

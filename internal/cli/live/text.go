@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/deputyhq/deputy/approval"
 	"github.com/deputyhq/deputy/llm"
 )
 
@@ -26,10 +27,19 @@ func ShortID(id string) string {
 	return id[len(id)-ShortIDLen:]
 }
 
-// Excerpt is s on one line, whitespace collapsed, at most n bytes (cut on a
-// character boundary, marked with "…").
+// Excerpt is s on one line (OneLine), at most n bytes (cut on a character
+// boundary, marked with "…").
 func Excerpt(s string, n int) string {
-	return llm.ClipMessage(strings.Join(strings.Fields(s), " "), n)
+	return llm.ClipMessage(OneLine(s), n)
+}
+
+// OneLine is s on one line, whitespace collapsed, its control characters
+// written out (approval.Printable): what a model wrote, a task, its
+// thinking, its task list, shows on a person's terminal as text, never as
+// an escape sequence that would move the cursor over an approval the
+// person is reading.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(approval.Printable(s)), " ")
 }
 
 // tail is the last n bytes of s at most, cut on a character boundary.
