@@ -154,6 +154,11 @@ type runView struct {
 	// (--max-tokens, --max-usd, its agent's [budget]; a resume holds it
 	// to it); absent when it had none.
 	Budget *runBudgetView `json:"budget,omitempty"`
+	// Effort and Isolation, on a root, are the reasoning effort and the
+	// isolation it was started with (run --effort, else its agent's; run
+	// --isolation), which a resume goes on with; absent when none.
+	Effort    string `json:"effort,omitempty"`
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // runBudgetView is a run's recorded budget; an unset cap is null.
@@ -199,7 +204,8 @@ func viewRun(r *store.Run) runView {
 		OwnUsage: llm.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
 			CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens, ReasoningTokens: r.ReasoningTokens},
 		CostUSD: r.CostUSD, OwnCostUSD: r.OwnCostUSD,
-		Turns: r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt, Executor: r.Executor}
+		Turns: r.Turns, Task: r.Task, Output: r.Output, SessionID: r.SessionID, Attempt: r.Attempt, Executor: r.Executor,
+		Effort: r.Effort, Isolation: r.Isolation}
 	if r.BudgetTokens > 0 || r.BudgetUSD > 0 {
 		v.Budget = &runBudgetView{}
 		if r.BudgetTokens > 0 {
@@ -277,6 +283,9 @@ func printRunHeader(out io.Writer, v runView) {
 		row("root", v.RootID)
 	}
 	row("model", orDash(v.Model))
+	if v.Effort != "" {
+		row("effort", v.Effort)
+	}
 	status := v.statusText()
 	if v.Error != "" {
 		status += ": " + v.Error
@@ -290,6 +299,9 @@ func printRunHeader(out io.Writer, v runView) {
 	row("cost", fmt.Sprintf("%s (own: %s)", live.USD(v.CostUSD), live.USD(v.OwnCostUSD)))
 	if v.Budget != nil {
 		row("budget", v.Budget.text())
+	}
+	if v.Isolation != "" {
+		row("isolation", v.Isolation)
 	}
 	row("started", formatTime(v.StartedAt))
 	row("duration", durationText(v))

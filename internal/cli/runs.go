@@ -178,7 +178,8 @@ func newRunsShowCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show <id>",
 		Short: "Show a run and its conversation",
-		Long: `Show one run: its agent, kind, model, status, usage and timing, then its
+		Long: `Show one run: its agent, kind, model, status, usage and timing (and, for a
+root, the budget, effort and isolation a resume goes on with), then its
 conversation in order: user and assistant messages, the tool calls the model
 asked for with their arguments, and the tool results (marked ERROR when the
 tool failed). The system prompt is not recorded. The approvals and ask_user
