@@ -251,8 +251,16 @@ type treeAsks struct {
 	mu      sync.Mutex
 	always  []permission.Rule
 	exact   map[string]bool
-	kept    map[string]approval.Answer
+	kept    map[string]keptAnswer
 	waiting map[*waitingCall]bool
+}
+
+// keptAnswer is an answer given before a resume, and the call it answered
+// (exactKey): a call id alone does not name a call, as a server may give
+// the same id to the calls of each of its answers.
+type keptAnswer struct {
+	ans  approval.Answer
+	call string
 }
 
 // waitingCall is a call whose request waits for a person; cancel ends the
@@ -284,7 +292,10 @@ type Approvals struct{ asks treeAsks }
 func (a *treeAsks) knownOrWait(runID string, call llm.ToolCall, c permission.Call, cancel context.CancelCauseFunc) (ans approval.Answer, ok bool, done func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if ans, ok := a.kept[runID+"/"+call.ID]; ok && call.ID != "" {
+	if k, ok := a.kept[runID+"/"+call.ID]; ok && call.ID != "" && k.call == exactKey(call) {
+		// It answers this call once: the call runs again on resume.
+		delete(a.kept, runID+"/"+call.ID)
+		ans := k.ans
 		ans.By = approval.ByRule
 		return ans, true, nil
 	}
@@ -329,15 +340,15 @@ func (a *treeAsks) allowAlways(call llm.ToolCall, rules []permission.Rule, patte
 	}
 }
 
-// keep remembers an answer given before the tree was resumed, to the call
-// toolCallID of run runID.
-func (a *treeAsks) keep(runID, toolCallID string, ans approval.Answer) {
+// keep remembers an answer given before the tree was resumed, to call
+// (its id, tool and arguments) of run runID.
+func (a *treeAsks) keep(runID string, call llm.ToolCall, ans approval.Answer) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.kept == nil {
-		a.kept = map[string]approval.Answer{}
+		a.kept = map[string]keptAnswer{}
 	}
-	a.kept[runID+"/"+toolCallID] = ans
+	a.kept[runID+"/"+call.ID] = keptAnswer{ans: ans, call: exactKey(call)}
 }
 
 func exactKey(call llm.ToolCall) string {
@@ -435,7 +446,7 @@ func (e *Engine) keepAnswers(ctx context.Context, l ledger.Recorder, t *Tree) {
 			continue
 		}
 		if f.Request.ToolCallID != "" {
-			t.asks.keep(ev.RunID, f.Request.ToolCallID, *f.Answer)
+			t.asks.keep(ev.RunID, llm.ToolCall{ID: f.Request.ToolCallID, Name: f.Request.Tool, Arguments: f.Request.Arguments}, *f.Answer)
 		}
 		if f.Answer.Allow && f.Answer.Always {
 			for _, text := range f.Request.Always {
