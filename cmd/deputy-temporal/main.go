@@ -254,15 +254,8 @@ process stopped waiting.`,
 }
 
 func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task string) error {
-	// The engine's rule, checked here to name the flag before any work.
-	if err := delegate.CheckBudget(config.Budget{Tokens: f.maxTokens}); err != nil {
-		return usage(fmt.Errorf("--max-tokens: %w", err))
-	}
-	if err := delegate.CheckBudget(config.Budget{USD: f.maxUSD}); err != nil {
-		return usage(fmt.Errorf("--max-usd: %w", err))
-	}
-	if f.timeout < 0 {
-		return usage(fmt.Errorf("--timeout must not be negative (got %s)", f.timeout))
+	if err := checkLimits(f); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -273,32 +266,9 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 	// Describing the root lists its MCP tools, starting their servers
 	// here: they stop with this process; the workers run their own.
 	defer w.Close()
-	a, _, err := w.Agent(name)
+	a, workdir, err := rootAgent(w, f, name)
 	if err != nil {
-		return usage(err)
-	}
-	if w.AgentHooks(a) != nil {
-		// Hooks are callbacks of the process that runs the tree, and the
-		// workers run none: a hook that refuses a command would not.
-		return usage(fmt.Errorf("agent %q, or an agent it calls, has hooks (PreToolUse, PostToolUse), which do not run on Temporal: run it without --temporal", a.Name))
-	}
-	if f.skill != "" {
-		sk, err := config.ResolveSkill(f.skill, w.Dir, workspace.SkillDirs(w.Dir))
-		if err != nil {
-			return usage(fmt.Errorf("--skill: %w", err))
-		}
-		cp := *a
-		cp.Skill, cp.SkillDoc = f.skill, sk
-		a = &cp
-	}
-	workdir := a.ResolveWorkdir(w.Dir)
-	if f.workdir != "" {
-		if workdir, err = filepath.Abs(f.workdir); err != nil {
-			return usage(err)
-		}
-	}
-	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
-		return usage(fmt.Errorf("working directory %s does not exist", workdir))
+		return err
 	}
 	if f.model != "" {
 		if m, _, ok := claude.ResolveModel(f.model); ok && m != "" {
@@ -357,4 +327,52 @@ func submit(cmd *cobra.Command, g *globals, c *conn, f *runFlags, name, task str
 		return nil
 	}
 	return await(ctx, cmd, eng, cl, spec, start, f.json)
+}
+
+// checkLimits checks the budget and time flags by the engine's rules,
+// here to name the flag before any work.
+func checkLimits(f *runFlags) error {
+	if err := delegate.CheckBudget(config.Budget{Tokens: f.maxTokens}); err != nil {
+		return usage(fmt.Errorf("--max-tokens: %w", err))
+	}
+	if err := delegate.CheckBudget(config.Budget{USD: f.maxUSD}); err != nil {
+		return usage(fmt.Errorf("--max-usd: %w", err))
+	}
+	if f.timeout < 0 {
+		return usage(fmt.Errorf("--timeout must not be negative (got %s)", f.timeout))
+	}
+	return nil
+}
+
+// rootAgent is the root's agent as the flags make it (--skill), and its
+// working directory (--workdir), checked before anything is submitted.
+func rootAgent(w *workspace.Workspace, f *runFlags, name string) (*config.Agent, string, error) {
+	a, _, err := w.Agent(name)
+	if err != nil {
+		return nil, "", usage(err)
+	}
+	if w.AgentHooks(a) != nil {
+		// Hooks are callbacks of the process that runs the tree, and the
+		// workers run none: a hook that refuses a command would not.
+		return nil, "", usage(fmt.Errorf("agent %q, or an agent it calls, has hooks (PreToolUse, PostToolUse), which do not run on Temporal: run it without --temporal", a.Name))
+	}
+	if f.skill != "" {
+		sk, err := config.ResolveSkill(f.skill, w.Dir, workspace.SkillDirs(w.Dir))
+		if err != nil {
+			return nil, "", usage(fmt.Errorf("--skill: %w", err))
+		}
+		cp := *a
+		cp.Skill, cp.SkillDoc = f.skill, sk
+		a = &cp
+	}
+	workdir := a.ResolveWorkdir(w.Dir)
+	if f.workdir != "" {
+		if workdir, err = filepath.Abs(f.workdir); err != nil {
+			return nil, "", usage(err)
+		}
+	}
+	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
+		return nil, "", usage(fmt.Errorf("working directory %s does not exist", workdir))
+	}
+	return a, workdir, nil
 }
